@@ -1,0 +1,1 @@
+"""The sliding-tile domain and its optimal search algorithms."""

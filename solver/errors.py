@@ -1,0 +1,25 @@
+"""The error vocabulary shared by every tilesweep package.
+
+Library code raises these; only ``cli.py`` turns them into messages and exit codes.
+Each subclass also inherits the builtin a caller would expect, so ``except ValueError``
+keeps working for users of the library.
+"""
+
+
+class TilesweepError(Exception):
+    """Base class of every error tilesweep raises on purpose."""
+
+
+class InvalidBoardError(TilesweepError, ValueError):
+    """Tiles, size or goal that do not describe a sliding-tile board."""
+
+
+class InvalidOptionError(TilesweepError, ValueError):
+    """An option value outside what the command accepts (budget, chunk size, ...)."""
+
+
+class UnknownNameError(TilesweepError, KeyError):
+    """An algorithm, heuristic or partition name that no registry knows."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""

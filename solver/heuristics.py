@@ -1,0 +1,256 @@
+"""Heuristic names, their parsing, and the arrays that the search kernels evaluate.
+
+Every heuristic is the same three-part sum that the kernels update per move:
+
+* a per-tile table ``tile_cost[t, c]`` (Manhattan, misplaced, Euclidean in fixed point),
+* optional linear-conflict line tables (Hansson, Mayer & Yung 1992, admissible form),
+* optional disjoint additive pattern databases (Korf & Felner 2002), with the optional
+  main-diagonal reflection lookup (the max of the two sums).
+
+None of them counts the blank.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import InvalidBoardError, UnknownNameError
+from .geometry import transpose_cell
+from .ranking import placement_count
+
+BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced")
+MAX_GROUPS = 8
+EUCLID_SCALE = 1 << 20  # fixed point: h = ceil(sum(floor(d * scale)) / scale)
+
+# Named partitions as goal cells of the blank-first layout (blank in cell 0). For a goal
+# with the blank in the last cell the cells are rotated by 180 degrees; a group's tiles
+# are the goal's tiles on those cells. Korf & Felner's 7-8 is tiles 1-7 / 8-15.
+PARTITIONS: dict[int, dict[str, tuple[tuple[int, ...], ...]]] = {
+    3: {
+        "4-4": ((1, 2, 3, 4), (5, 6, 7, 8)),
+        "5-3": ((1, 2, 3, 4, 5), (6, 7, 8)),
+    },
+    4: {
+        "5-5-5": ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
+        "6-6-3": ((1, 4, 5, 8, 9, 12), (2, 3, 6, 7, 10, 11), (13, 14, 15)),
+        "7-8": ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)),
+    },
+    5: {},
+}
+
+
+@dataclass(frozen=True)
+class HeuristicSpec:
+    """A parsed heuristic: its base and, for pattern databases, groups and reflection."""
+
+    name: str
+    base: str
+    groups: tuple[tuple[int, ...], ...] = ()
+    reflect: bool = False
+
+    @property
+    def is_pdb(self) -> bool:
+        return self.base == "pdb"
+
+
+def heuristic_names(size: int) -> list[str]:
+    """Every heuristic name offered for ``size``, base names first."""
+    pdbs = [f"pdb:{p}" for p in PARTITIONS.get(size, {})]
+    return list(BASE_HEURISTICS) + pdbs + [p + "+reflect" for p in pdbs]
+
+
+def partition_groups(partition: str, size: int, goal: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Tile groups of a named partition for ``goal``."""
+    named = PARTITIONS.get(size, {})
+    if partition not in named:
+        choices = ", ".join(named) or "none (give explicit groups like 1,2,3/4,5,6)"
+        raise UnknownNameError(f"partition {partition!r} is not known for size {size}; "
+                               f"expected one of: {choices}")
+    n = size * size
+    blank = goal.index(0)
+    if blank not in (0, n - 1):
+        raise InvalidBoardError(f"partition {partition!r} needs a goal with the blank in cell 0 "
+                                f"or {n - 1}; give explicit groups like pdb:1,2,3/4,5,6")
+    flip = blank == n - 1
+    return tuple(tuple(sorted(goal[n - 1 - c if flip else c] for c in cells))
+                 for cells in named[partition])
+
+
+def _explicit_groups(text: str, size: int) -> tuple[tuple[int, ...], ...]:
+    """Parse ``1,2,3/4,5,6`` into disjoint groups of non-blank tiles."""
+    n = size * size
+    groups, seen = [], set()
+    for part in text.split("/"):
+        if not re.fullmatch(r"\d+(,\d+)*", part):
+            raise InvalidBoardError(f"pattern group {part!r} in {text!r} is not a comma list "
+                                    "of tile numbers; expected e.g. pdb:1,2,3,4/5,6,7,8")
+        tiles = tuple(int(t) for t in part.split(","))
+        bad = [t for t in tiles if not 1 <= t < n or t in seen or tiles.count(t) > 1]
+        if bad:
+            raise InvalidBoardError(f"pattern groups {text!r}: tile {bad[0]} is the blank, out of "
+                                    f"range 1..{n - 1} or in two groups; groups must be disjoint")
+        seen.update(tiles)
+        groups.append(tuple(sorted(tiles)))
+    if len(groups) > MAX_GROUPS:
+        raise InvalidBoardError(f"pattern groups {text!r}: {len(groups)} groups; at most {MAX_GROUPS}")
+    return tuple(groups)
+
+
+def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
+    """Parse a heuristic name (``manhattan``, ``pdb:7-8+reflect``, ``pdb:1,2/3,4``)."""
+    if name in BASE_HEURISTICS:
+        return HeuristicSpec(name, name)
+    if not name.startswith("pdb:"):
+        raise UnknownNameError(f"heuristic {name!r} is not known; expected one of: "
+                               + ", ".join(heuristic_names(size)) + ", or pdb:GROUPS[+reflect]")
+    body, reflect = name[4:], name.endswith("+reflect")
+    if reflect:
+        body = body[: -len("+reflect")]
+    if re.fullmatch(r"\d+(-\d+)+", body):
+        groups = partition_groups(body, size, goal)
+    else:
+        groups = _explicit_groups(body, size)
+    if reflect and goal.index(0) != transpose_cell(goal.index(0), size):
+        raise InvalidBoardError(f"heuristic {name!r}: +reflect needs a goal whose blank is on the "
+                                "main diagonal, so the reflected goal is the goal")
+    return HeuristicSpec(name, "pdb", groups, reflect)
+
+
+class KernelHeuristic(NamedTuple):
+    """The arrays a search kernel evaluates. Built by :func:`kernel_heuristic`.
+
+    tile_cost : int32[N, N]   cost of tile t on cell c (0 for the blank), times ``scale``
+    scale : int64             1, or the fixed-point scale of Euclidean distance
+    use_lc : bool             add linear conflicts
+    lc_code : int32[2n, N]    per line (rows, then columns) each tile's code:
+                              0 not of this line, else 1 + its index along the line
+    lc_table : uint8[(n+1)^n] 2 x tiles to remove so a line's own tiles are in order
+    n_groups : int64          pattern groups in use (0 for none)
+    tile_group : int8[N]      group of each tile, -1 for none
+    group_tiles : int8[MAX_GROUPS, N]  tiles of each group, in table order
+    group_k : int64[MAX_GROUPS]        tiles per group
+    tables : tuple of MAX_GROUPS uint8[:] (read-only)   one table per group
+    reflect : bool            also look up the main-diagonal reflection; take the max
+    refl_tile : int8[N]       relabelling of tiles under the reflection
+    refl_cell : int8[N]       cell mirrored about the main diagonal
+    """
+
+    tile_cost: np.ndarray
+    scale: int
+    use_lc: bool
+    lc_code: np.ndarray
+    lc_table: np.ndarray
+    n_groups: int
+    tile_group: np.ndarray
+    group_tiles: np.ndarray
+    group_k: np.ndarray
+    tables: tuple
+    reflect: bool
+    refl_tile: np.ndarray
+    refl_cell: np.ndarray
+
+
+def tile_cost_table(base: str, size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, int]:
+    """Per-tile cost table and scale for ``manhattan``, ``misplaced`` and ``euclidean``."""
+    n = size * size
+    cost = np.zeros((n, n), dtype=np.int32)
+    scale = EUCLID_SCALE if base == "euclidean" else 1
+    if base == "pdb":
+        return cost, 1
+    for cell_goal, tile in enumerate(goal):
+        if tile == 0:
+            continue
+        gr, gc = divmod(cell_goal, size)
+        for cell in range(n):
+            r, c = divmod(cell, size)
+            if base == "misplaced":
+                cost[tile, cell] = cell != cell_goal
+            elif base == "euclidean":
+                cost[tile, cell] = math.floor(math.hypot(r - gr, c - gc) * scale)
+            else:
+                cost[tile, cell] = abs(r - gr) + abs(c - gc)
+    return cost, scale
+
+
+def line_conflict_table(size: int) -> np.ndarray:
+    """``uint8[(n+1)^n]``: for each line content code, 2 x (own tiles - longest in-order run)."""
+    base = size + 1
+    table = np.zeros(base ** size, dtype=np.uint8)
+    for code in range(base ** size):
+        digits, c = [], code
+        for _ in range(size):
+            digits.append(c % base)
+            c //= base
+        own = [d - 1 for d in digits if d > 0]
+        if len(set(own)) != len(own):
+            continue  # impossible content: two tiles with one goal slot
+        lis = [1] * len(own)  # longest increasing subsequence, quadratic is plenty here
+        for i in range(len(own)):
+            for j in range(i):
+                if own[j] < own[i]:
+                    lis[i] = max(lis[i], lis[j] + 1)
+        table[code] = 2 * (len(own) - max(lis, default=0))
+    return table
+
+
+def line_codes(size: int, goal: tuple[int, ...]) -> np.ndarray:
+    """``int32[2n, N]``: code of each tile in each row line, then each column line."""
+    n = size * size
+    codes = np.zeros((2 * size, n), dtype=np.int32)
+    for cell_goal, tile in enumerate(goal):
+        if tile == 0:
+            continue
+        gr, gc = divmod(cell_goal, size)
+        codes[gr, tile] = 1 + gc
+        codes[size + gc, tile] = 1 + gr
+    return codes
+
+
+def reflection(size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Tile relabelling and cell map of the main-diagonal reflection for ``goal``."""
+    n = size * size
+    cell = np.array([transpose_cell(c, size) for c in range(n)], dtype=np.int8)
+    goal_pos = {t: c for c, t in enumerate(goal)}
+    tile = np.array([goal[cell[goal_pos[t]]] for t in range(n)], dtype=np.int8)
+    return tile, cell
+
+
+def expected_table_size(size: int, group: tuple[int, ...]) -> int:
+    """Entries of the table of ``group`` on a ``size`` board."""
+    return placement_count(size * size, len(group))
+
+
+def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
+                     tables: tuple[np.ndarray, ...] = ()) -> KernelHeuristic:
+    """Build the kernel arrays of ``spec``; ``tables`` are its groups' PDB arrays, in order."""
+    n = size * size
+    cost, scale = tile_cost_table(spec.base, size, goal)
+    if spec.base == "linear-conflict":
+        cost, scale = tile_cost_table("manhattan", size, goal)
+    if len(tables) != len(spec.groups):
+        raise ValueError(f"{spec.name} needs {len(spec.groups)} tables, got {len(tables)}")
+    tile_group = np.full(n, -1, dtype=np.int8)
+    group_tiles = np.zeros((MAX_GROUPS, n), dtype=np.int8)
+    group_k = np.zeros(MAX_GROUPS, dtype=np.int64)
+    for g, group in enumerate(spec.groups):
+        tile_group[list(group)] = g
+        group_tiles[g, : len(group)] = group
+        group_k[g] = len(group)
+    padded = []
+    for g in range(MAX_GROUPS):
+        table = np.asarray(tables[g]) if g < len(tables) else np.zeros(0, np.uint8)
+        if g < len(tables) and (table.dtype != np.uint8 or table.shape != (expected_table_size(size, spec.groups[g]),)):
+            raise ValueError(f"table {g} of {spec.name} has dtype {table.dtype} and shape "
+                             f"{table.shape}; expected uint8 of {expected_table_size(size, spec.groups[g])}")
+        view = table.view()
+        view.flags.writeable = False  # one numba type for mmapped and in-memory tables
+        padded.append(view)
+    refl_tile, refl_cell = reflection(size, goal)
+    return KernelHeuristic(cost, scale, spec.base == "linear-conflict", line_codes(size, goal),
+                           line_conflict_table(size), len(spec.groups), tile_group, group_tiles,
+                           group_k, tuple(padded), spec.reflect, refl_tile, refl_cell)
