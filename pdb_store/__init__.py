@@ -1,0 +1,1 @@
+"""Additive disjoint pattern databases built once into a verified ``.npy`` store."""

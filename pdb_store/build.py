@@ -1,0 +1,114 @@
+"""Building one pattern database: validation, the search's setup, and its layer loop.
+
+:func:`build_table` is the public wrapper of the kernels in :mod:`pdb_store.bfs`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.errors import InvalidBoardError
+from solver.geometry import neighbours
+from solver.ranking import placement_count
+
+from .bfs import UNREACHED, _expand_layer, _flood
+
+MAX_DEPTH = UNREACHED - 1
+
+
+def check_goal_group(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Validate a goal and a pattern group; return both as tuples of ``int``.
+
+    Raises
+    ------
+    InvalidBoardError
+        Quoting the bad size, goal or group and saying what was expected.
+    """
+    if size not in (2, 3, 4, 5):
+        raise InvalidBoardError(f"size {size!r} is not supported for pattern databases; expected 3, 4 or 5")
+    n = size * size
+    goal, group = tuple(int(t) for t in goal), tuple(int(t) for t in group)
+    if sorted(goal) != list(range(n)):
+        raise InvalidBoardError(f"goal {goal!r} is not a permutation of 0..{n - 1} for size {size}")
+    if not group or any(not 1 <= t < n for t in group):
+        raise InvalidBoardError(f"pattern group {group!r} must hold 1 to {n - 2} tiles of 1..{n - 1} "
+                                "(never the blank 0)")
+    if list(group) != sorted(set(group)) or len(group) > n - 2:
+        raise InvalidBoardError(f"pattern group {group!r} must list distinct tiles in ascending "
+                                f"order, at most {n - 2} of them; e.g. {tuple(sorted(set(group)))!r}")
+    return goal, group
+
+
+def _geometry(size: int, k: int) -> np.ndarray:
+    """The ``int64[5]`` geometry vector of :func:`pdb_store.bfs._expand_layer`."""
+    n = size * size
+    not_left = sum(1 << c for c in range(n) if c % size != 0)
+    not_right = sum(1 << c for c in range(n) if c % size != size - 1)
+    return np.array([k, n, size, not_left, not_right], dtype=np.int64)
+
+
+def _weights(n_cells: int, k: int) -> np.ndarray:
+    """Place value of each digit of a placement rank, ``int64[k]``."""
+    weights = np.ones(k, dtype=np.int64)
+    for i in range(k - 2, -1, -1):
+        weights[i] = weights[i + 1] * (n_cells - i - 1)
+    return weights
+
+
+def _goal_state(size: int, goal, group, geometry, weights) -> tuple[int, int]:
+    """Rank of the goal placement and the blank region of the goal."""
+    cells = [goal.index(t) for t in group]
+    rank = int(sum(weights[i] * (c - sum(1 for p in cells[:i] if p < c)) for i, c in enumerate(cells)))
+    free = (1 << (size * size)) - 1 - sum(1 << c for c in cells)
+    region = _flood(np.int64(1 << goal.index(0)), np.int64(free), np.int64(size),
+                    geometry[3], geometry[4])
+    return rank, int(region)
+
+
+def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.ndarray:
+    """Build the additive pattern database of ``group`` for ``goal``.
+
+    Entry ``rank_placement(cells, size*size)`` (``cells`` = the cell of each group tile,
+    in group order) is the fewest moves *of the group's tiles* that bring them to their
+    goal cells, minimised over blank positions, where other tiles are indistinguishable
+    and the blank crosses free cells at cost 0 (Korf & Felner 2002). The goal state is
+    the goal placement with the blank in the goal blank's region. Computed by a
+    parallel backward breadth-first search (:func:`pdb_store.bfs._expand_layer`).
+
+    Parameters
+    ----------
+    size : int
+        Board width n (3, 4 or 5).
+    goal : tuple of int, length n*n
+        Goal tiles, row-major, 0 the blank.
+    group : tuple of int
+        Pattern tiles, distinct, ascending, without 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint8[placement_count(n*n, len(group))]``; placements no blank position
+        connects to the goal (only possible with n*n - 2 pattern tiles) hold 255.
+
+    Raises
+    ------
+    InvalidBoardError
+        Bad size, goal or group.
+    """
+    goal, group = check_goal_group(size, goal, group)
+    n, k = size * size, len(group)
+    mask_dtype = np.uint16 if n <= 16 else np.uint32
+    count = placement_count(n, k)
+    geometry, weights = _geometry(size, k), _weights(n, k)
+    table = np.full(count, UNREACHED, dtype=np.uint8)
+    seen, cur, nxt = (np.zeros(count, dtype=mask_dtype) for _ in range(3))
+    start, region = _goal_state(size, goal, group, geometry, weights)
+    table[start], seen[start], cur[start] = 0, region, region
+    moves, depth = neighbours(size), 0
+    while _expand_layer(cur, nxt, seen, table, depth, geometry, weights, moves) > 0:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
+                                "a uint8 table cannot hold it")
+        cur, nxt = nxt, cur
+    return table

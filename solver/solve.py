@@ -1,0 +1,95 @@
+"""One entry point for every algorithm: ``solve(board, goal, algorithm, heuristic)``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .board import Board, goal_label, goal_tiles, is_solvable
+from .ebf import effective_branching_factor
+from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
+from .geometry import MOVES, neighbours
+from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
+from . import search
+
+ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
+INFORMED = ("astar", "idastar")
+UNLIMITED = (1 << 62)
+STATUS = {0: "solved", 1: "budget_exceeded", 2: "depth_limit"}
+
+
+@dataclass
+class SolveResult:
+    """Everything one solve reports; ``to_dict`` is the JSON / result-row form."""
+
+    tiles: str
+    size: int
+    goal: str
+    algorithm: str
+    heuristic: str
+    status: str
+    cost: int | None = None
+    moves: str | None = None
+    nodes_generated: int = 0
+    nodes_expanded: int = 0
+    ebf: float | None = None
+    h0: int | None = None
+    seconds: float = 0.0
+    iterations: list[dict] | None = None
+    max_depth: int | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.pop("extra")
+        return out
+
+
+def check_algorithm(name: str) -> str:
+    """Return ``name`` if it is a known algorithm, else raise naming the choices."""
+    if name not in ALGORITHMS:
+        raise UnknownNameError(f"algorithm {name!r} is not known; expected one of: {', '.join(ALGORITHMS)}")
+    return name
+
+
+def check_budget(max_nodes: int | None) -> int:
+    """Normalise ``--max-nodes`` (None: unlimited) to the kernels' int64 budget."""
+    if max_nodes is None:
+        return UNLIMITED
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
+        raise InvalidOptionError(f"max-nodes {max_nodes!r} is not a positive whole number of nodes")
+    return int(max_nodes)
+
+
+def resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
+    """Goal tiles from a name or tiles, checked against ``size``."""
+    if isinstance(goal, str):
+        return goal_tiles(goal, size)
+    if len(goal) != size * size or sorted(goal) != list(range(size * size)):
+        raise InvalidBoardError(f"goal {' '.join(map(str, goal))!r} is not a permutation of 0..{size * size - 1}")
+    return tuple(int(t) for t in goal)
+
+
+def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
+          heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
+          max_nodes: int | None = None) -> SolveResult:
+    """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
+
+    Unsolvable boards are detected by parity and returned with
+    ``status="unsolvable"`` without any search. ``tables`` are the pattern databases
+    of a ``pdb:`` heuristic, one per group in order (see :mod:`pdb_store`).
+    ``seconds`` covers the search only: kernels are compiled before the clock starts.
+    """
+    goal_t = resolve_goal(goal, board.size)
+    check_algorithm(algorithm)
+    budget = check_budget(max_nodes)
+    spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
+    name = spec.name if algorithm in INFORMED else "none"
+    result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable")
+    H = kernel_heuristic(spec, board.size, goal_t, tuple(tables))
+    if not is_solvable(board.tiles, goal_t, board.size):
+        result.h0 = search.heuristic_of(board, goal_t, H)
+        return result
+    return search.run(algorithm, board, goal_t, H, budget, result)
