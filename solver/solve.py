@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from .board import Board, goal_label, goal_tiles, is_solvable
-from .ebf import effective_branching_factor
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
-from .geometry import MOVES, neighbours
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from . import search
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")
 UNLIMITED = (1 << 62)
-STATUS = {0: "solved", 1: "budget_exceeded", 2: "depth_limit"}
+# A*, BFS and DFS store every board they meet (about 130 bytes each at worst), so
+# without --max-nodes they stop here instead of exhausting memory; IDA* needs no store.
+DEFAULT_GRAPH_BUDGET = 20_000_000
 
 
 @dataclass
@@ -54,10 +53,10 @@ def check_algorithm(name: str) -> str:
     return name
 
 
-def check_budget(max_nodes: int | None) -> int:
-    """Normalise ``--max-nodes`` (None: unlimited) to the kernels' int64 budget."""
+def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
+    """Normalise ``--max-nodes`` to the kernels' int64 budget (None: the default)."""
     if max_nodes is None:
-        return UNLIMITED
+        return UNLIMITED if algorithm == "idastar" else DEFAULT_GRAPH_BUDGET
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
         raise InvalidOptionError(f"max-nodes {max_nodes!r} is not a positive whole number of nodes")
     return int(max_nodes)
@@ -84,7 +83,7 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     """
     goal_t = resolve_goal(goal, board.size)
     check_algorithm(algorithm)
-    budget = check_budget(max_nodes)
+    budget = check_budget(max_nodes, algorithm)
     spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
     name = spec.name if algorithm in INFORMED else "none"
     result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable")

@@ -1,0 +1,221 @@
+"""A*, breadth-first and depth-first graph search as numba kernels.
+
+All three keep one node per distinct board (:mod:`solver.statetable`) and share the
+accounting of DESIGN.md: the root counts as generated; each child created after parent
+pruning counts as generated, even when it is already known; a node counts as expanded
+when its children are generated.
+
+* A* (Hart, Nilsson & Raphael 1968): f = g + h; the goal test is made when a node is
+  taken from the open list. Ties on f go to the larger g, then to the earlier
+  insertion. A child reached by a shorter path than the best known gets that g and is
+  pushed again (a closed board is reopened); stale heap entries are skipped on pop, so
+  the result is optimal for any admissible heuristic, consistent or not.
+* BFS: FIFO order; the goal test is made when a child is generated (optimal for unit
+  costs).
+* DFS: the graph DFS of classic course solvers: a LIFO stack, children pushed in
+  reverse so ``U`` is tried first, boards seen before are not pushed again; the goal
+  test is made when a child is generated. Not optimal: it reports the path it found.
+"""
+
+import numpy as np
+
+from .hstate import HS_LEN, SAVE_LEN, apply_move, h_init, undo_move
+from .idastar import is_goal
+from .jit import kernel
+from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
+
+ASTAR, BFS, DFS = 0, 1, 2
+MAX_G = 1023
+_SEQ_BITS = 42
+
+
+@kernel
+def _heap_push(keys, nodes, size, key, node):
+    """Push onto the binary min-heap; return the (possibly regrown) arrays."""
+    if size == keys.shape[0]:
+        keys = grow_rows(keys, size)
+        nodes = grow_rows(nodes, size)
+    i = size
+    while i > 0:
+        up = (i - 1) >> 1
+        if keys[up] <= key:
+            break
+        keys[i] = keys[up]
+        nodes[i] = nodes[up]
+        i = up
+    keys[i] = key
+    nodes[i] = node
+    return keys, nodes
+
+
+@kernel
+def _heap_pop(keys, nodes, size):
+    """Remove the minimum of a heap of ``size`` items; return (key, node)."""
+    top_key, top_node = keys[0], nodes[0]
+    size -= 1
+    key, node = keys[size], nodes[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and keys[child + 1] < keys[child]:
+            child += 1
+        if keys[child] >= key:
+            break
+        keys[i] = keys[child]
+        nodes[i] = nodes[child]
+        i = child
+    keys[i] = key
+    nodes[i] = node
+    return top_key, top_node
+
+
+@kernel
+def _priority(f, g, seq):
+    """Heap key: f ascending, then g descending, then insertion order."""
+    return (np.int64(f) << 52) | (np.int64(MAX_G - g) << _SEQ_BITS) | np.int64(seq)
+
+
+@kernel
+def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
+    """Run A* (``kind`` 0), BFS (1) or DFS (2) from ``tiles8``.
+
+    Parameters
+    ----------
+    kind : int            ASTAR, BFS or DFS
+    tiles8 : int8[N]      start board (solvable)
+    size : int            board width
+    goal_pos : int64[N]   goal cell of each tile
+    nbr : int64[N, 4]     neighbour table
+    H : KernelHeuristic   heuristic (A* only uses it; h0 is reported for all)
+    max_nodes : int64     budget on nodes generated
+
+    Returns
+    -------
+    status : int64        0 solved, 1 budget exceeded, 2 depth limit
+    path : int8[cost]     the moves found
+    cost, generated, expanded, max_depth, h0 : int64
+    """
+    n = tiles8.shape[0]
+    tiles = tiles8.astype(np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    for c in range(n):
+        pos[tiles[c]] = c
+    hs = np.zeros(HS_LEN, dtype=np.int64)
+    saves = np.zeros((1, SAVE_LEN), dtype=np.int64)
+    h0 = h_init(tiles, pos, size, H, hs)
+    empty_path = np.zeros(0, dtype=np.int8)
+    if is_goal(tiles, goal_pos):
+        return 0, empty_path, 0, 1, 0, 0, h0
+
+    cap = 1024
+    keys = np.zeros((cap, 2), dtype=np.uint64)
+    gs = np.zeros(cap, dtype=np.int64)
+    parents = np.zeros(cap, dtype=np.int64)
+    moves = np.zeros(cap, dtype=np.int8)
+    slots = np.full(2 * cap, EMPTY, dtype=np.int64)
+    k1, k2 = pack(tiles)
+    keys[0, 0], keys[0, 1] = k1, k2
+    parents[0] = -1
+    moves[0] = -1
+    slots[find_slot(slots, keys, k1, k2)] = 0
+    count = 1
+    heap_keys = np.zeros(cap, dtype=np.int64)   # A*: priorities; DFS: unused
+    frontier = np.zeros(cap, dtype=np.int64)    # A*: heap nodes; DFS: the stack
+    frontier_len = 0
+    if kind == ASTAR:
+        heap_keys, frontier = _heap_push(heap_keys, frontier, 0, _priority(h0, 0, 0), 0)
+        frontier_len = 1
+    elif kind == DFS:
+        frontier[0] = 0
+        frontier_len = 1
+    head = 0  # BFS: the next node to expand, in creation order
+    generated = np.int64(1)
+    expanded = np.int64(0)
+    max_depth = 0
+    seq = 1
+    children = np.zeros(4, dtype=np.int64)
+    while True:
+        # take the next node to expand
+        if kind == ASTAR:
+            if frontier_len == 0:
+                break
+            key, node = _heap_pop(heap_keys, frontier, frontier_len)
+            frontier_len -= 1
+            if MAX_G - ((key >> _SEQ_BITS) & MAX_G) != gs[node]:
+                continue  # stale: a shorter path to this board was pushed later
+        elif kind == BFS:
+            if head == count:
+                break
+            node = head
+            head += 1
+        else:
+            if frontier_len == 0:
+                break
+            frontier_len -= 1
+            node = frontier[frontier_len]
+        unpack(keys[node, 0], keys[node, 1], tiles, pos)
+        g = gs[node]
+        if kind == ASTAR and is_goal(tiles, goal_pos):
+            path = np.zeros(g, dtype=np.int8)
+            trace_path(parents, moves, node, path)
+            return 0, path, g, generated, expanded, max_depth, h0
+        if kind == ASTAR and g + 1 > MAX_G:  # the heap key holds g in 10 bits
+            return 2, empty_path, 0, generated, expanded, max_depth, h0
+        expanded += 1
+        if kind == ASTAR:
+            h_init(tiles, pos, size, H, hs)
+        blank = pos[0]
+        n_children = 0
+        for m in range(4):
+            if m == 3 - moves[node]:
+                continue  # parent pruning
+            tgt = nbr[blank, m]
+            if tgt < 0:
+                continue
+            if generated >= max_nodes:
+                return 1, empty_path, 0, generated, expanded, max_depth, h0
+            generated += 1
+            hc = apply_move(tiles, pos, size, H, hs, saves, 0, blank, tgt)
+            k1, k2 = pack(tiles)
+            slot = find_slot(slots, keys, k1, k2)
+            known = slots[slot]
+            if known == EMPTY or (kind == ASTAR and gs[known] > g + 1):
+                if known == EMPTY:
+                    if count == keys.shape[0]:
+                        keys = grow_rows(keys, count)
+                        gs = grow_rows(gs, count)
+                        parents = grow_rows(parents, count)
+                        moves = grow_rows(moves, count)
+                    known = count
+                    count += 1
+                    keys[known, 0], keys[known, 1] = k1, k2
+                    slots[slot] = known
+                gs[known] = g + 1
+                parents[known] = node
+                moves[known] = m
+                if g + 1 > max_depth:
+                    max_depth = g + 1
+                if kind == ASTAR:
+                    heap_keys, frontier = _heap_push(heap_keys, frontier, frontier_len,
+                                                     _priority(g + 1 + hc, g + 1, seq), known)
+                    frontier_len += 1
+                    seq += 1
+                else:
+                    children[n_children] = known
+                    n_children += 1
+                    if is_goal(tiles, goal_pos):
+                        path = np.zeros(g + 1, dtype=np.int8)
+                        trace_path(parents, moves, known, path)
+                        return 0, path, g + 1, generated, expanded, max_depth, h0
+            undo_move(tiles, pos, hs, saves, 0, blank, tgt)
+        if kind == DFS:
+            for i in range(n_children - 1, -1, -1):  # U ends on top of the stack
+                if frontier_len == frontier.shape[0]:
+                    frontier = grow_rows(frontier, frontier_len)
+                frontier[frontier_len] = children[i]
+                frontier_len += 1
+        if 2 * count > slots.shape[0]:
+            slots = rebuild_index(keys, count, 4 * slots.shape[0])
+    return 2, empty_path, 0, generated, expanded, max_depth, h0

@@ -1,0 +1,111 @@
+"""Packed board keys, a growable node store and an open-addressing index over it.
+
+The graph searches (A*, BFS, DFS) keep one node per distinct board: its packed key
+(two uint64 words), its best g, its parent node and the move that reached it. Boards
+pack 4 bits a cell up to 16 cells and 5 bits a cell above (a 5x5 board packs its first
+24 cells; the last tile is the one missing).
+"""
+
+import numpy as np
+
+from .jit import kernel
+
+EMPTY = -1
+
+
+@kernel
+def cell_bits(n):
+    """Bits per packed cell for a board of ``n`` cells."""
+    return 4 if n <= 16 else 5
+
+
+@kernel
+def pack(tiles):
+    """Pack ``tiles`` (int[N]) into two uint64 words."""
+    n = tiles.shape[0]
+    bits = cell_bits(n)
+    per_word = 64 // bits
+    k1 = np.uint64(0)
+    k2 = np.uint64(0)
+    for c in range(min(n, 2 * per_word)):
+        v = np.uint64(tiles[c])
+        if c < per_word:
+            k1 |= v << np.uint64(bits * c)
+        else:
+            k2 |= v << np.uint64(bits * (c - per_word))
+    return k1, k2
+
+
+@kernel
+def unpack(k1, k2, tiles, pos):
+    """Write the board of key ``(k1, k2)`` into ``tiles`` and ``pos`` (int64[N])."""
+    n = tiles.shape[0]
+    bits = cell_bits(n)
+    per_word = 64 // bits
+    mask = np.uint64((1 << bits) - 1)
+    remaining = n * (n - 1) // 2
+    for c in range(min(n, 2 * per_word)):
+        if c < per_word:
+            t = np.int64((k1 >> np.uint64(bits * c)) & mask)
+        else:
+            t = np.int64((k2 >> np.uint64(bits * (c - per_word))) & mask)
+        tiles[c] = t
+        pos[t] = c
+        remaining -= t
+    if n > 2 * per_word:
+        tiles[n - 1] = remaining
+        pos[remaining] = n - 1
+
+
+@kernel
+def _hash(k1, k2):
+    """splitmix64-style mix of a key."""
+    x = k1 ^ (k2 * np.uint64(0x9E3779B97F4A7C15))
+    x ^= x >> np.uint64(31)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(29)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(32)
+    return x
+
+
+@kernel
+def find_slot(slots, keys, k1, k2):
+    """Slot of key ``(k1, k2)`` in ``slots`` (int64[2^m]), or of the empty slot it would take."""
+    mask = np.uint64(slots.shape[0] - 1)
+    i = _hash(k1, k2) & mask
+    while True:
+        node = slots[i]
+        if node == EMPTY or (keys[node, 0] == k1 and keys[node, 1] == k2):
+            return i
+        i = (i + np.uint64(1)) & mask
+
+
+@kernel
+def rebuild_index(keys, count, capacity):
+    """A fresh index of ``capacity`` slots over the first ``count`` nodes."""
+    slots = np.full(capacity, EMPTY, dtype=np.int64)
+    for node in range(count):
+        slots[find_slot(slots, keys, keys[node, 0], keys[node, 1])] = node
+    return slots
+
+
+@kernel
+def grow_rows(a, count):
+    """A copy of ``a`` with twice the rows, the first ``count`` kept."""
+    shape = (2 * a.shape[0],) + a.shape[1:]
+    out = np.empty(shape, dtype=a.dtype)
+    out[:count] = a[:count]
+    return out
+
+
+@kernel
+def trace_path(parent, move, node, out):
+    """Write the moves from the root to ``node`` into ``out``; return their number."""
+    k = 0
+    while parent[node] >= 0:
+        out[k] = move[node]
+        node = parent[node]
+        k += 1
+    out[:k] = out[:k][::-1].copy()
+    return k
