@@ -1,0 +1,69 @@
+"""Connecting to Dask: an embedded LocalCluster, or an existing scheduler by address."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from contextlib import contextmanager
+
+from distributed import Client, LocalCluster
+
+from solver.errors import InvalidOptionError, TilesweepError
+
+SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+
+
+class ClusterError(TilesweepError):
+    """The scheduler cannot be reached."""
+
+
+def scheduler_address(scheduler: str | None) -> str | None:
+    """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
+    return scheduler or os.environ.get(SCHEDULER_ENV) or None
+
+
+def dashboard_option() -> str | None:
+    """``":0"`` (any free port) when bokeh is installed, else None (no dashboard)."""
+    return ":0" if importlib.util.find_spec("bokeh") is not None else None
+
+
+def check_workers(workers: int | None) -> int:
+    """``--workers``, defaulting to the core count."""
+    if workers is None:
+        return os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidOptionError(f"workers {workers!r} is not a positive whole number of processes")
+    return workers
+
+
+@contextmanager
+def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s"):
+    """Yield a :class:`distributed.Client`; an embedded cluster is closed on exit.
+
+    The embedded cluster is ``LocalCluster(processes=True, threads_per_worker=1,
+    n_workers=workers, host="127.0.0.1")``: one single-threaded process per core, so
+    numba kernels never share a GIL.
+    """
+    address = scheduler_address(scheduler)
+    if address is not None:
+        try:
+            client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError) as err:
+            raise ClusterError(f"cannot reach the Dask scheduler {address!r} ({err}); start one "
+                               "with 'dask scheduler' or drop --scheduler for a local cluster") from None
+        with client:
+            yield client
+        return
+    n = check_workers(workers)
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=dashboard_option(), silence_logs=logging.ERROR) as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+def dashboard_link(client: Client) -> str | None:
+    """The dashboard URL, or None when the scheduler has none."""
+    info = client.scheduler_info() if client.status == "running" else {}
+    port = info.get("services", {}).get("dashboard")
+    return client.dashboard_link if port else None

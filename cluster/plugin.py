@@ -1,0 +1,57 @@
+"""The worker plugin: one memory-mapped store and warm numba kernels per worker process."""
+
+from __future__ import annotations
+
+from distributed import WorkerPlugin
+
+from solver.board import Board
+from solver.solve import solve
+
+from .tables import open_tables
+
+
+def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict) -> None:
+    """Solve a one-move board with every (algorithm, heuristic) so kernels are compiled."""
+    goal_board = Board(tuple(goal), size)
+    blank = goal.index(0)
+    move = "U" if blank >= size else "D"
+    board = goal_board.apply(move)
+    for algorithm, heuristic in combos:
+        name = "manhattan" if heuristic == "none" else heuristic
+        try:
+            solve(board, goal, algorithm, name, tables.get(heuristic, ()), max_nodes=1000)
+        except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
+            continue
+
+
+class SweepPlugin(WorkerPlugin):
+    """Opens the store once per worker and keeps one sweep's tables mapped read-only.
+
+    Only the store path and heuristic names travel (pickled with the plugin); the
+    ``uint8`` tables are mapped from disk in each worker process, so the processes of a
+    host share one copy in the page cache.
+    """
+
+    def __init__(self, name: str, store: str | None, size: int, goal: tuple[int, ...], combos):
+        self.name = name
+        self.store = store
+        self.size = size
+        self.goal = tuple(goal)
+        self.combos = tuple(combos)
+        self.handle = None
+        self.tables: dict = {}
+
+    def setup(self, worker) -> None:
+        heuristics = [h for _, h in self.combos]
+        if self.store is not None:
+            self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
+        warm_kernels(self.size, self.goal, self.combos, self.tables)
+
+    def teardown(self, worker) -> None:
+        close = getattr(self.handle, "close", None)
+        if close is not None:
+            close()
+        self.tables = {}
+
+    def tables_for(self, heuristic: str) -> tuple:
+        return self.tables[heuristic]

@@ -1,0 +1,89 @@
+"""Running a sweep's pending chunks on Dask and writing each part as it arrives.
+
+One task per chunk, keyed ``{name}-{fingerprint[:8]}-chunk-{i}`` (stable across reruns),
+with ``retries=2``. A worker that dies costs its running tasks a restart elsewhere, never
+rows: a part is written only from a finished task's result, once, by this client.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from distributed import Client, as_completed, get_worker
+
+from jobs.parts import write_part
+from jobs.sweep import Plan
+from jobs.work import ChunkJob, solve_chunk
+
+from .plugin import SweepPlugin
+from .tables import build_missing, pdb_heuristics, resolve
+
+RETRIES = 2
+
+
+@dataclass
+class Progress:
+    """What the progress callback receives after each part."""
+
+    chunks_done: int
+    chunks_total: int
+    solves_done: int
+    solves_total: int
+    elapsed: float
+
+
+def chunk_key(plan: Plan, chunk: int) -> str:
+    return f"{plan.spec.name}-{plan.spec.fingerprint()[:8]}-chunk-{chunk:05d}"
+
+
+def plugin_name(plan: Plan) -> str:
+    return f"tilesweep-{plan.spec.fingerprint()[:16]}"
+
+
+def run_chunk(job: ChunkJob, plugin: str) -> list[dict]:
+    """The task: solve one chunk with the worker's mapped tables."""
+    worker = get_worker()
+    handle = worker.plugins.get(plugin)
+    tables_for = handle.tables_for if handle is not None else (lambda name: ())
+    return solve_chunk(job, tables_for, worker.address)
+
+
+def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:
+    """Resolve the store and build missing tables once, on one worker; None if no ``pdb:``."""
+    spec = plan.spec
+    names = pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple)
+    if not names:
+        return None
+    root = resolve(store)
+    if on_build is not None:
+        on_build(names, root)
+    future = client.submit(build_missing, root, names, spec.size, spec.goal_tuple,
+                           key=f"{spec.name}-{spec.fingerprint()[:8]}-build-tables", pure=False)
+    future.result()
+    return root
+
+
+def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
+             on_build=None) -> None:
+    """Run every pending chunk of ``plan``, writing its part as each task finishes."""
+    pending = plan.pending
+    if not pending:
+        return
+    spec = plan.spec
+    root = prepare_tables(client, plan, store, on_build)
+    name = plugin_name(plan)
+    client.register_plugin(SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos), name=name)
+    jobs = {chunk_key(plan, job.chunk): job for job in pending}
+    futures = [client.submit(run_chunk, job, name, key=key, retries=RETRIES, pure=False)
+               for key, job in jobs.items()]
+    start, done_solves, total = time.perf_counter(), plan.solves(plan.done_jobs()), plan.solves()
+    for future, rows in as_completed(futures, with_results=True):
+        job = jobs[future.key]
+        write_part(spec, job.chunk, rows)
+        plan.done.add(job.chunk)
+        done_solves += len(rows)
+        future.release()
+        if on_progress is not None:
+            on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total,
+                                 time.perf_counter() - start))

@@ -1,0 +1,57 @@
+"""The one adapter between a sweep and the pattern-database store (:mod:`pdb_store`).
+
+Tasks never carry tables: they carry the store path and heuristic names, and each worker
+process maps the tables once (see :mod:`cluster.plugin`). Tables the sweep needs and the
+store lacks are built once, by :func:`build_missing`, run as one task on one worker
+under the store's lock before any solve task starts.
+"""
+
+from __future__ import annotations
+
+from solver.errors import TilesweepError
+from solver.heuristics import parse_heuristic
+
+
+class StoreUnavailableError(TilesweepError):
+    """A ``pdb:`` heuristic was asked for but the store package is not usable."""
+
+
+def pdb_heuristics(heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
+    """The names among ``heuristics`` that need pattern-database tables."""
+    return [h for h in heuristics if h != "none" and parse_heuristic(h, size, goal).is_pdb]
+
+
+def _store_api():
+    try:
+        from pdb_store import open_store, resolve_store, tables_for
+    except ImportError as err:
+        raise StoreUnavailableError(f"pattern-database heuristics need pdb_store.open_store/"
+                                    f"tables_for, which are not available ({err})") from None
+    return open_store, resolve_store, tables_for
+
+
+def resolve(store: str | None) -> str:
+    """The store folder a sweep uses (``--store``, ``$TILESWEEP_STORE`` or the user cache)."""
+    _, resolve_store, _ = _store_api()
+    return str(resolve_store(store))
+
+
+def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build: bool = False):
+    """(open store, {heuristic name: tables}) for the ``pdb:`` names among ``heuristics``."""
+    names = pdb_heuristics(heuristics, size, goal)
+    if not names:
+        return None, {}
+    open_store, _, tables_for = _store_api()
+    handle = open_store(store)
+    tables = {h: tables_for(parse_heuristic(h, size, goal), size, goal, handle, build=build)
+              for h in names}
+    return handle, tables
+
+
+def build_missing(store: str, heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
+    """Build (under the store's lock) every table the heuristics need; return their names."""
+    handle, tables = open_tables(store, heuristics, size, goal, build=True)
+    close = getattr(handle, "close", None)
+    if close is not None:
+        close()
+    return sorted(tables)

@@ -1,0 +1,113 @@
+"""A sweep folder on disk: ``sweep.json``, ``results/part-XXXXX.parquet``, ``summary.parquet``.
+
+Each part is one chunk, written to a hidden temporary name and renamed into place, so a
+reader never sees half a part (pyarrow skips names starting with ``.``). A part carries
+the spec (JSON) and its chunk number in its key-value metadata. Resuming keeps every
+finished part and runs only the missing chunks; a part that cannot be read, or that
+belongs to another spec, is refused with a message naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from solver.errors import InvalidOptionError, TilesweepError
+
+from .schema import CHUNK_KEY, RESULT_SCHEMA, SPEC_KEY, rows_to_table
+from .spec import SweepSpec
+
+
+class CorruptPartError(TilesweepError):
+    """A results part that cannot be read or does not belong to its sweep."""
+
+
+class SpecMismatchError(InvalidOptionError):
+    """A sweep folder that already holds a different spec."""
+
+
+def part_name(chunk: int) -> str:
+    return f"part-{chunk:05d}.parquet"
+
+
+def results_dir(folder: Path) -> Path:
+    return Path(folder) / "results"
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def open_sweep_folder(spec: SweepSpec) -> Path:
+    """Create ``OUT/NAME`` with ``sweep.json``, or check that the existing one is this spec."""
+    folder = spec.folder
+    stored = folder / "sweep.json"
+    if stored.is_file():
+        try:
+            old = SweepSpec.from_json(stored.read_text())
+        except (ValueError, TypeError, KeyError) as err:
+            raise CorruptPartError(f"{str(stored)!r} is not a tilesweep spec ({err}); "
+                                   "move the folder away or choose another --name") from None
+        if old.fingerprint() != spec.fingerprint():
+            diff = [k for k, v in spec.identity().items() if old.identity().get(k) != v]
+            raise SpecMismatchError(f"sweep {spec.name!r} in {str(spec.out)!r} was run with another spec "
+                                    f"(differs in: {', '.join(diff)}); use another --name or --out")
+    else:
+        results_dir(folder).mkdir(parents=True, exist_ok=True)
+        _atomic_write_bytes(stored, spec.to_json().encode())
+    results_dir(folder).mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def part_metadata(spec: SweepSpec, chunk: int) -> dict[bytes, bytes]:
+    return {SPEC_KEY: spec.to_json().encode(), CHUNK_KEY: str(chunk).encode()}
+
+
+def write_part(spec: SweepSpec, chunk: int, rows: list[dict]) -> Path:
+    """Write one chunk's rows to ``results/part-XXXXX.parquet`` atomically."""
+    path = results_dir(spec.folder) / part_name(chunk)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(rows_to_table(rows, part_metadata(spec, chunk)), tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def read_part(path: Path) -> pa.Table:
+    """Read one part fully, or raise :class:`CorruptPartError` naming it."""
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as err:
+        raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
+                               "delete it and rerun the sweep to recompute its chunk") from None
+    if not table.schema.remove_metadata().equals(RESULT_SCHEMA):
+        raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "
+                               "schema; delete it and rerun the sweep")
+    return table
+
+
+def finished_chunks(spec: SweepSpec) -> set[int]:
+    """Chunks whose parts exist, read back, hold this spec and the expected number of rows."""
+    done = set()
+    for path in sorted(results_dir(spec.folder).glob("part-*.parquet")):
+        table = read_part(path)
+        meta = table.schema.metadata or {}
+        chunk = int(meta.get(CHUNK_KEY, b"-1"))
+        if meta.get(SPEC_KEY) is None or SweepSpec.from_json(meta[SPEC_KEY]).fingerprint() != spec.fingerprint():
+            raise CorruptPartError(f"results part {str(path)!r} belongs to another spec; delete it and rerun")
+        lo = chunk * spec.chunk_size
+        expected = (min(spec.count, lo + spec.chunk_size) - lo) * len(spec.combos)
+        if path.name != part_name(chunk) or table.num_rows != expected:
+            raise CorruptPartError(f"results part {str(path)!r} holds {table.num_rows} rows of chunk "
+                                   f"{chunk}; expected {expected}; delete it and rerun")
+        done.add(chunk)
+    return done
+
+
+def write_json(path: Path, data) -> None:
+    _atomic_write_bytes(Path(path), json.dumps(data, indent=2).encode())

@@ -1,0 +1,310 @@
+"""What a sweep is: its spec, read from CLI options and/or a TOML file, validated up front.
+
+A :class:`SweepSpec` holds everything that decides the result rows: board size, goal,
+instance source, count, seed, algorithms x heuristics, node budget and chunk size. Its
+:meth:`SweepSpec.fingerprint` identifies the sweep on disk; a sweep folder whose
+``sweep.json`` has another fingerprint is refused rather than mixed.
+
+Execution settings (where it runs: scheduler, workers, store) are kept apart in
+:class:`RunOptions` because they never change a row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from solver.board import goal_label, goal_tiles
+from solver.errors import InvalidOptionError
+from solver.geometry import SIZES
+from solver.heuristics import parse_heuristic
+from solver.solve import INFORMED, check_algorithm
+
+SPEC_VERSION = 1
+SOURCES = ("uniform", "walk:K", "korf100", "FILE")
+KORF100 = Path(__file__).parent / "data" / "korf100.txt"
+DEFAULTS = dict(size=None, goal=None, instances="uniform", count=None, seed=0,
+                algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
+                chunk_size=None, name=None, out="sweeps")
+TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
+             "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
+             "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
+             "max_nodes": "max_nodes", "chunk-size": "chunk_size", "chunk_size": "chunk_size",
+             "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
+             "workers": "workers"}
+RUN_KEYS = ("store", "scheduler", "workers")
+TARGET_TASK_SECONDS = 2.0
+# Rough seconds per solve, used only to pick a default chunk size (tasks of ~2 s).
+SECONDS_PER_SOLVE = {3: 1e-3, 4: 0.5, 5: 30.0}
+WALK_SECONDS_PER_SOLVE = 2e-3
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep; ``combos`` are the (algorithm, heuristic) pairs every instance runs."""
+
+    size: int
+    goal: str
+    instances: str
+    count: int
+    seed: int
+    algorithms: tuple[str, ...]
+    heuristics: tuple[str, ...]
+    max_nodes: int | None
+    chunk_size: int
+    name: str
+    out: str
+    instances_sha256: str | None = None
+    version: int = SPEC_VERSION
+
+    @property
+    def combos(self) -> tuple[tuple[str, str], ...]:
+        return combinations(self.algorithms, self.heuristics)
+
+    @property
+    def goal_tuple(self) -> tuple[int, ...]:
+        return goal_tiles(self.goal, self.size)
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.out) / self.name
+
+    @property
+    def n_chunks(self) -> int:
+        return math.ceil(self.count / self.chunk_size)
+
+    def identity(self) -> dict:
+        """The fields that decide the rows (everything but where the folder lives)."""
+        data = asdict(self)
+        data.pop("out")
+        return data
+
+    def fingerprint(self) -> str:
+        """sha256 of :meth:`identity` as canonical JSON."""
+        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def to_json(self) -> str:
+        return json.dumps({**asdict(self), "fingerprint": self.fingerprint()}, indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "SweepSpec":
+        data = json.loads(text)
+        data.pop("fingerprint", None)
+        data["algorithms"] = tuple(data["algorithms"])
+        data["heuristics"] = tuple(data["heuristics"])
+        return cls(**data)
+
+    def command(self, run: "RunOptions | None" = None) -> str:
+        """A ``tilesweep sweep`` command line that reruns (and so resumes) this sweep."""
+        args = ["tilesweep", "sweep", "--size", str(self.size), "--goal", _quote(self.goal),
+                "--instances", _quote(self.instances), "--count", str(self.count),
+                "--seed", str(self.seed)]
+        args += [x for a in self.algorithms for x in ("--algorithm", a)]
+        args += [x for h in self.heuristics for x in ("--heuristic", _quote(h))]
+        if self.max_nodes is not None:
+            args += ["--max-nodes", str(self.max_nodes)]
+        args += ["--chunk-size", str(self.chunk_size), "--name", _quote(self.name),
+                 "--out", _quote(self.out)]
+        if run is not None:
+            args += run.args()
+        return " ".join(args)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Where a sweep runs; never part of its identity."""
+
+    store: str | None = None
+    scheduler: str | None = None
+    workers: int | None = None
+
+    def args(self) -> list[str]:
+        out = []
+        for key in RUN_KEYS:
+            value = getattr(self, key)
+            if value is not None:
+                out += [f"--{key}", _quote(str(value))]
+        return out
+
+
+def _quote(text: str) -> str:
+    return text if re.fullmatch(r"[\w.:/+,=@%-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def combinations(algorithms, heuristics) -> tuple[tuple[str, str], ...]:
+    """Every informed algorithm with every heuristic; uninformed ones once, with ``none``."""
+    out = []
+    for algorithm in algorithms:
+        for heuristic in (heuristics if algorithm in INFORMED else ("none",)):
+            if (algorithm, heuristic) not in out:
+                out.append((algorithm, heuristic))
+    return tuple(out)
+
+
+def read_toml(path: str | Path) -> dict:
+    """Read a sweep spec file into option names (``max-nodes`` becomes ``max_nodes``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidOptionError(f"spec file {str(path)!r} does not exist; expected a TOML sweep spec")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise InvalidOptionError(f"spec file {str(path)!r} is not valid TOML: {err}") from None
+    data = data.get("sweep", data)
+    out = {}
+    for key, value in data.items():
+        if key not in TOML_KEYS:
+            raise InvalidOptionError(f"spec file {str(path)!r}: key {key!r} is not known; expected "
+                                     f"one of: {', '.join(sorted(TOML_KEYS))}")
+        name = TOML_KEYS[key]
+        if name in ("algorithms", "heuristics") and isinstance(value, str):
+            value = [value]
+        if name == "instances" and isinstance(value, str) and _is_file_source(value):
+            value = str((path.parent / value).resolve()) if not Path(value).is_absolute() else value
+        out[name] = value
+    return out
+
+
+def _is_file_source(value: str) -> bool:
+    return value not in ("uniform", "korf100") and not value.startswith("walk:")
+
+
+def _whole(name: str, value, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``, else an error quoting it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
+            value = int(value)
+        else:
+            raise InvalidOptionError(f"{name} {value!r} is not a whole number; expected an integer >= {minimum}")
+    if value < minimum:
+        raise InvalidOptionError(f"{name} {value!r} is too small; expected an integer >= {minimum}")
+    return value
+
+
+def _names(name: str, value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise InvalidOptionError(f"{name} {value!r} is not a list of names")
+    return tuple(dict.fromkeys(value))
+
+
+def _check_source(value, size) -> str:
+    """Validate the instance source; a file becomes its absolute path."""
+    if not isinstance(value, str) or not value:
+        raise InvalidOptionError(f"instances {value!r} is not a source; expected one of {', '.join(SOURCES)}")
+    if value in ("uniform", "korf100"):
+        return value
+    if value.startswith("walk:"):
+        if not re.fullmatch(r"walk:\d+", value):
+            raise InvalidOptionError(f"instances {value!r}: expected walk:K with K a whole number of moves, e.g. walk:40")
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise InvalidOptionError(f"instances {value!r} is neither uniform, walk:K, korf100 nor an existing file")
+    return str(path.resolve())
+
+
+def _check_size(size) -> int:
+    size = _whole("size", size, 0)
+    if size not in SIZES:
+        raise InvalidOptionError(f"size {size!r} is not supported; expected one of {', '.join(map(str, SIZES))}")
+    return size
+
+
+def _size_goal(opts: dict) -> tuple[int, str]:
+    """Size and goal label; korf100 fixes both (4, blank-first) and refuses others."""
+    size, goal, source = opts["size"], opts["goal"], opts["instances"]
+    if goal is not None and not isinstance(goal, str):
+        raise InvalidOptionError(f"goal {goal!r} is not a goal name or tile list")
+    if source == "korf100":
+        if size not in (None, 4):
+            raise InvalidOptionError(f"size {size!r} does not fit instances 'korf100', which are 15-puzzles (size 4)")
+        if goal is not None and goal_tiles(goal, 4) != goal_tiles("blank-first", 4):
+            raise InvalidOptionError(f"goal {goal!r} does not fit instances 'korf100', whose goal is blank-first")
+        return 4, "blank-first"
+    size = _check_size(3 if size is None else size)
+    return size, goal_label(goal_tiles(goal or "blank-last", size))
+
+
+def auto_chunk_size(size: int, source: str, count: int, n_combos: int, workers: int) -> int:
+    """Instances per task so a task takes ~2 s, with at least ~4 tasks per worker."""
+    per_solve = WALK_SECONDS_PER_SOLVE if source.startswith("walk:") and size > 3 else SECONDS_PER_SOLVE[size]
+    by_time = int(TARGET_TASK_SECONDS / (per_solve * max(1, n_combos)))
+    by_balance = math.ceil(count / (4 * max(1, workers)))
+    return max(1, min(by_time, by_balance))
+
+
+def default_name(opts: dict, fingerprint: str) -> str:
+    """``8puzzle-uniform-n1000-s0-<hash>``: readable, unique per spec."""
+    source = opts["instances"]
+    slug = Path(source).stem if _is_file_source(source) else source.replace(":", "")
+    slug = re.sub(r"[^\w.-]+", "_", slug)
+    return f"{opts['size'] ** 2 - 1}puzzle-{slug}-n{opts['count']}-s{opts['seed']}-{fingerprint[:8]}"
+
+
+def build_spec(options: dict, toml_path: str | None = None,
+               workers: int = 2) -> tuple[SweepSpec, RunOptions]:
+    """Merge a TOML spec (if any) with CLI ``options`` (CLI wins; None means not given).
+
+    Raises
+    ------
+    InvalidOptionError, InvalidBoardError, UnknownNameError
+        One line quoting the first bad value.
+    """
+    merged = dict(DEFAULTS)
+    if toml_path is not None:
+        merged.update(read_toml(toml_path))
+    merged.update({k: v for k, v in options.items() if v is not None and v != ()})
+    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), merged.pop("workers", None))
+    return _validate(merged, workers if run.workers is None else run.workers), run
+
+
+def _validate(opts: dict, workers: int) -> SweepSpec:
+    from .instances import file_instances_info  # avoid a cycle: instances needs SweepSpec
+
+    opts["instances"] = _check_source(opts["instances"], opts["size"])
+    digest, available = None, (100 if opts["instances"] == "korf100" else None)
+    if _is_file_source(opts["instances"]):
+        size = None if opts["size"] is None else _check_size(opts["size"])
+        opts["size"], available, digest = file_instances_info(opts["instances"], size)
+    opts["size"], opts["goal"] = _size_goal(opts)
+    count = opts["count"] if opts["count"] is not None else (available or 100)
+    opts["count"] = _whole("count", count, 1)
+    if available is not None and opts["count"] > available:
+        raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {opts['instances']!r}")
+    opts["seed"] = _whole("seed", opts["seed"], 0)
+    algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
+    heuristics = _names("heuristic", opts["heuristics"])
+    goal = goal_tiles(opts["goal"], opts["size"])
+    for h in heuristics:
+        parse_heuristic(h, opts["size"], goal)
+    max_nodes = None if opts["max_nodes"] is None else _whole("max-nodes", opts["max_nodes"], 1)
+    spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
+                     algorithms, heuristics, max_nodes, 0, "", str(opts["out"]), digest)
+    name = opts["name"] or default_name(opts, spec.fingerprint())
+    if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
+        raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
+    spec = SweepSpec(**{**asdict(spec), "name": name})
+    return SweepSpec(**{**asdict(spec), "chunk_size": _chunk_size(spec, opts["chunk_size"], workers)})
+
+
+def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
+    """The given chunk size; else the one of an existing sweep of this spec; else automatic."""
+    if given not in (None, "auto"):
+        return _whole("chunk-size", given, 1)
+    stored = spec.folder / "sweep.json"
+    if stored.is_file():
+        try:
+            old = SweepSpec.from_json(stored.read_text())
+        except (ValueError, TypeError, KeyError):
+            old = None  # reported when the folder is opened
+        if old is not None and {**old.identity(), "chunk_size": 0} == spec.identity():
+            return old.chunk_size
+    return auto_chunk_size(spec.size, spec.instances, spec.count, len(spec.combos), workers)

@@ -1,0 +1,69 @@
+"""A sweep's plan (instances, chunks, what is already done) and its in-process runner.
+
+:func:`prepare` opens (or checks) the sweep folder and lists the chunks still to run;
+:mod:`cluster` runs them on Dask, :func:`run_local` runs them in this process (the
+benchmark's reference loop and a debugging aid). :func:`finish` writes ``summary.parquet``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .instances import make_instances
+from .parts import finished_chunks, open_sweep_folder, write_part
+from .results import load_results
+from .spec import SweepSpec
+from .summary import summarize
+from .work import ChunkJob, chunk_jobs, solve_chunk
+
+
+@dataclass
+class Plan:
+    """Every chunk of a sweep and the ones already finished on disk."""
+
+    spec: SweepSpec
+    jobs: list[ChunkJob]
+    done: set[int] = field(default_factory=set)
+
+    @property
+    def pending(self) -> list[ChunkJob]:
+        return [job for job in self.jobs if job.chunk not in self.done]
+
+    def done_jobs(self) -> list[ChunkJob]:
+        return [job for job in self.jobs if job.chunk in self.done]
+
+    def solves(self, jobs: list[ChunkJob] | None = None) -> int:
+        """Rows (solves) in ``jobs`` (default: all chunks)."""
+        return sum(len(j.instances) for j in (self.jobs if jobs is None else jobs)) * len(self.spec.combos)
+
+
+def prepare(spec: SweepSpec) -> Plan:
+    """Open the sweep folder, generate the instances, and find the finished chunks."""
+    open_sweep_folder(spec)
+    plan = Plan(spec, chunk_jobs(spec, make_instances(spec)))
+    plan.done = finished_chunks(spec)
+    return plan
+
+
+def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
+    """Run the pending chunks in this process, writing a part per chunk."""
+    for job in plan.pending:
+        write_part(plan.spec, job.chunk, solve_chunk(job, tables_for, "local"))
+        plan.done.add(job.chunk)
+        if on_part is not None:
+            on_part(job)
+
+
+def finish(spec: SweepSpec, baseline: str | None = None):
+    """Summarise every row of the sweep and write ``summary.parquet``; return the summary."""
+    summary = summarize(load_results(spec.folder), baseline)
+    path = Path(spec.folder) / "summary.parquet"
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(pa.Table.from_pandas(summary, preserve_index=False), tmp)
+    os.replace(tmp, path)
+    return summary

@@ -1,0 +1,91 @@
+"""Solving one chunk of a sweep: the pure function every Dask task (and the local loop) runs.
+
+No Dask here. :func:`solve_chunk` takes plain data (a :class:`ChunkJob`) and a
+``tables_for(heuristic_name)`` callback that returns a ``pdb:`` heuristic's tables (the
+worker plugin keeps them memory-mapped once per process).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+
+from solver.board import Board, goal_label
+from solver.heuristics import parse_heuristic
+from solver.solve import solve
+
+from .schema import normalise_row
+from .spec import SweepSpec
+
+FAULT_ENV = "TILESWEEP_FAULT_INSTANCES"
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """Everything one task needs; small and picklable (tiles, names; never tables)."""
+
+    sweep: str
+    chunk: int
+    size: int
+    goal: tuple[int, ...]
+    combos: tuple[tuple[str, str], ...]
+    max_nodes: int | None
+    instances: tuple[tuple[int, tuple[int, ...]], ...]  # (index, tiles)
+
+
+def chunk_jobs(spec: SweepSpec, boards: list[Board]) -> list[ChunkJob]:
+    """Split the instances into ``spec.chunk_size`` runs of consecutive indices."""
+    jobs = []
+    for chunk in range(spec.n_chunks):
+        lo, hi = chunk * spec.chunk_size, min(spec.count, (chunk + 1) * spec.chunk_size)
+        jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
+                             spec.max_nodes, tuple((i, boards[i].tiles) for i in range(lo, hi))))
+    return jobs
+
+
+def injected_faults() -> frozenset[int]:
+    """Instances whose solves raise on purpose (``$TILESWEEP_FAULT_INSTANCES``, for fault tests)."""
+    text = os.environ.get(FAULT_ENV, "")
+    return frozenset(int(t) for t in text.replace(",", " ").split() if t.isdigit())
+
+
+def worker_label() -> str:
+    """``host:pid`` of this process, the ``worker`` column."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _error_row(base: dict, algorithm: str, heuristic: str, err: BaseException) -> dict:
+    return {**base, "algorithm": algorithm, "heuristic": heuristic, "status": "error",
+            "error": f"{type(err).__name__}: {err}", "nodes_generated": 0, "nodes_expanded": 0}
+
+
+def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str, heuristic: str,
+              tables_for, faults: frozenset[int]) -> dict:
+    """One result row; a solve that raises becomes a row with status ``error``."""
+    board = Board(tiles, job.size)
+    base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": board.text()}
+    spec = parse_heuristic(heuristic, job.size, job.goal) if heuristic != "none" else "manhattan"
+    tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
+    try:
+        if index in faults:
+            raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
+        row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes).to_dict()
+    except Exception as err:  # noqa: BLE001 - the task boundary: any solve failure is a result row
+        row = _error_row(base, algorithm, heuristic, err)
+    row.update(base)
+    row["goal"] = goal_label(job.goal)
+    return row
+
+
+def solve_chunk(job: ChunkJob, tables_for=lambda name: (), worker: str | None = None) -> list[dict]:
+    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order."""
+    faults = injected_faults()
+    label = worker or worker_label()
+    rows = []
+    for index, tiles in job.instances:
+        for algorithm, heuristic in job.combos:
+            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, faults))
+            row["worker"] = label
+            rows.append(row)
+    return rows
