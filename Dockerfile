@@ -1,0 +1,46 @@
+# One image for every role of the local Dask cluster in docker-compose.yml: the scheduler
+# (`dask scheduler`), the workers (`dask worker ...`) and the client (`tilesweep ...`).
+# See docs/docker.md.
+#
+# The project is installed by .ci/install, the same script CI runs, so a dependency missing
+# from pyproject.toml fails CI and the image build alike.
+FROM python:3.11-slim
+
+# The unprivileged user everything runs as. Build with
+#   docker compose build --build-arg UID=$(id -u) --build-arg GID=$(id -g)
+# when your host user is not 1000, so files in the bind-mounted ./results are yours.
+ARG UID=1000
+ARG GID=1000
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    NUMBA_CACHE_DIR=/var/cache/numba \
+    TILESWEEP_STORE=/data/pdb
+
+RUN groupadd --gid "${GID}" tilesweep \
+ && useradd --uid "${UID}" --gid "${GID}" --create-home --shell /bin/bash tilesweep
+
+WORKDIR /app
+COPY . /app
+
+# tilesweep and its dependencies (pyproject.toml), then bokeh for the scheduler's dashboard.
+RUN bash .ci/install \
+ && python -m pip install "bokeh>=3.1"
+
+# Writable places for the unprivileged user: numba's on-disk kernel cache, the pattern
+# database store and the results folder. Docker copies this ownership into an empty named
+# volume the first time it is mounted, so the shared store volume is writable too.
+RUN mkdir -p "${NUMBA_CACHE_DIR}" "${TILESWEEP_STORE}" /results \
+ && chown -R tilesweep:tilesweep "${NUMBA_CACHE_DIR}" /data /results
+
+USER tilesweep
+
+# Smoke test: the installed command imports every dependency and compiles a kernel (which
+# also warms the numba cache for the default solver).
+RUN tilesweep solve "1 2 3 4 5 6 7 0 8" --json > /dev/null
+
+EXPOSE 8786 8787
+CMD ["tilesweep", "--help"]
