@@ -56,14 +56,18 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
             yield client
         return
     n = check_workers(workers)
+    # ":0": any free port. Without bokeh, distributed still serves a few plain routes there
+    # (passing None would still bind :8787), so the port is never fixed; no link is printed.
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=dashboard_option(), silence_logs=logging.ERROR) as cluster:
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
         with Client(cluster) as client:
             yield client
 
 
 def dashboard_link(client: Client) -> str | None:
     """The dashboard URL, or None when the scheduler has none."""
+    if dashboard_option() is None:
+        return None  # without bokeh the dashboard pages cannot render
     info = client.scheduler_info() if client.status == "running" else {}
     port = info.get("services", {}).get("dashboard")
     return client.dashboard_link if port else None

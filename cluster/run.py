@@ -30,6 +30,7 @@ class Progress:
     chunks_total: int
     solves_done: int
     solves_total: int
+    solves_new: int
     elapsed: float
 
 
@@ -78,12 +79,14 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     futures = [client.submit(run_chunk, job, name, key=key, retries=RETRIES, pure=False)
                for key, job in jobs.items()]
     start, done_solves, total = time.perf_counter(), plan.solves(plan.done_jobs()), plan.solves()
+    new_solves = 0
     for future, rows in as_completed(futures, with_results=True):
         job = jobs[future.key]
         write_part(spec, job.chunk, rows)
         plan.done.add(job.chunk)
         done_solves += len(rows)
+        new_solves += len(rows)
         future.release()
         if on_progress is not None:
-            on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total,
+            on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total, new_solves,
                                  time.perf_counter() - start))

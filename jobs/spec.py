@@ -100,9 +100,9 @@ class SweepSpec:
         data["heuristics"] = tuple(data["heuristics"])
         return cls(**data)
 
-    def command(self, run: "RunOptions | None" = None) -> str:
+    def command(self, run: "RunOptions | None" = None, prog: str = "tilesweep") -> str:
         """A ``tilesweep sweep`` command line that reruns (and so resumes) this sweep."""
-        args = ["tilesweep", "sweep", "--size", str(self.size), "--goal", _quote(self.goal),
+        args = [prog, "sweep", "--size", str(self.size), "--goal", _quote(self.goal),
                 "--instances", _quote(self.instances), "--count", str(self.count),
                 "--seed", str(self.seed)]
         args += [x for a in self.algorithms for x in ("--algorithm", a)]
@@ -262,7 +262,9 @@ def build_spec(options: dict, toml_path: str | None = None,
     if toml_path is not None:
         merged.update(read_toml(toml_path))
     merged.update({k: v for k, v in options.items() if v is not None and v != ()})
-    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), merged.pop("workers", None))
+    workers_given = merged.pop("workers", None)
+    workers_given = None if workers_given is None else _whole("workers", workers_given, 1)
+    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), workers_given)
     return _validate(merged, workers if run.workers is None else run.workers), run
 
 
