@@ -116,6 +116,188 @@ def solve(
 # --- pdb ----------------------------------------------------------------------------------
 # --- sweep, summary, query ----------------------------------------------------------------
 
+FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
+
+
+def _prog() -> str:
+    """How the user invoked us, for commands we print (``python cli.py`` or ``tilesweep``)."""
+    return "python cli.py" if sys.argv and sys.argv[0].endswith("cli.py") else "tilesweep"
+
+
+class ProgressBar:
+    """A progress line on stderr: chunks, solves, rate and ETA (redrawn on a terminal)."""
+
+    def __init__(self, width: int = 30):
+        self.width, self.tty, self.last_decile = width, sys.stderr.isatty(), -1
+
+    def __call__(self, p) -> None:
+        frac = p.solves_done / p.solves_total if p.solves_total else 1.0
+        rate = p.solves_new / p.elapsed if p.elapsed > 0 else 0.0
+        eta = (p.solves_total - p.solves_done) / rate if rate > 0 else 0.0
+        bar = "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width))
+        line = (f"[{bar}] {p.chunks_done}/{p.chunks_total} chunks  {p.solves_done:,}/{p.solves_total:,} "
+                f"solves  {rate:,.0f}/s  ETA {int(eta) // 60}:{int(eta) % 60:02d}")
+        if self.tty:
+            typer.echo("\r" + line, err=True, nl=p.chunks_done == p.chunks_total)
+        elif int(frac * 10) != self.last_decile or p.chunks_done == p.chunks_total:
+            self.last_decile = int(frac * 10)
+            typer.echo(line, err=True)
+
+
+def _print_frame(frame, fmt: str) -> None:
+    from jobs.summary import format_frame
+    typer.echo(format_frame(frame, fmt))
+
+
+@app.command()
+def sweep(
+    spec_file: Annotated[Optional[str], typer.Argument(help="A TOML sweep spec; options given here override it.")] = None,
+    size: Annotated[Optional[str], typer.Option("--size", help="Board width 3, 4 or 5 (default 3; korf100: 4).")] = None,
+    goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
+    count: Annotated[Optional[str], typer.Option("--count", help="Number of instances (default 100; a file or korf100: all).")] = None,
+    seed: Annotated[Optional[str], typer.Option("--seed", help="Seed of uniform and walk:K instances (default 0).")] = None,
+    instances: Annotated[Optional[str], typer.Option("--instances", help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
+    algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
+    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
+    out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
+    store: StoreOpt = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")] = None,
+    workers: Annotated[Optional[str], typer.Option("--workers", help="Local worker processes (default: the core count).")] = None,
+    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", help="Instances per task, or auto (tasks of ~2 s).")] = None,
+    max_nodes: Annotated[Optional[str], typer.Option("--max-nodes", help="Node budget per solve (status budget_exceeded).")] = None,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Solve every instance with every algorithm x heuristic on Dask; write Parquet; print a summary.
+
+    Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
+    """
+    import os
+    from jobs.spec import build_spec
+    from jobs.sweep import finish, prepare
+
+    options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
+                   algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
+                   name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
+                   workers=workers)
+
+    def setup():
+        spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        return spec, run, prepare(spec)
+
+    spec, run, plan = run_guarded(setup)
+    base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
+    typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
+               f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
+    _run_sweep(spec, run, plan)
+    summary = run_guarded(lambda: finish(spec, base))
+    _print_frame(summary, fmt)
+
+
+def _run_sweep(spec, run, plan) -> None:
+    """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command."""
+    import time
+    from cluster.connect import connect, dashboard_link
+    from cluster.run import run_plan
+
+    def announce(names, root):
+        typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
+
+    def action():
+        start = time.perf_counter()
+        with connect(run.scheduler, run.workers) as client:
+            link = dashboard_link(client)
+            if link:
+                typer.echo(f"dashboard: {link}", err=True)
+            run_plan(client, plan, run.store, ProgressBar(), announce)
+        typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
+
+    try:
+        run_guarded(action)
+    except KeyboardInterrupt:
+        typer.echo(f"\ninterrupted: {len(plan.done)} of {len(plan.jobs)} chunks are saved in "
+                   f"{spec.folder}; resume with:\n  {spec.command(run, _prog())}", err=True)
+        raise typer.Exit(130) from None
+
+
+def _summary_path(results: str):
+    from pathlib import Path
+    path = Path(results)
+    if path.is_dir() and path.name == "results" and (path.parent / "sweep.json").is_file():
+        return path.parent / "summary.parquet"
+    return path / "summary.parquet" if path.is_dir() else None
+
+
+@app.command()
+def summary(
+    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Summarise results per (size, algorithm, heuristic); write summary.parquet beside them.
+
+    Example: tilesweep summary sweeps/8puzzle-uniform-n1000-s0-1a2b3c4d --baseline manhattan
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from jobs.results import load_results
+    from jobs.summary import format_frame, summarize
+
+    def action():
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        frame = summarize(load_results(results), baseline)
+        path = _summary_path(results)
+        if path is not None:
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+        return format_frame(frame, fmt)
+
+    typer.echo(run_guarded(action))
+
+
+@app.command()
+def query(
+    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    where: Annotated[Optional[str], typer.Option("--where", help="pandas query, e.g. 'status == \"solved\" and cost > 20'.")] = None,
+    group_by: Annotated[Optional[str], typer.Option("--group-by", help="Comma list of columns.")] = None,
+    agg: Annotated[Optional[list[str]], typer.Option("--agg", help="COL:FN (count, sum, mean, median, min, max, std, nunique, pNN); repeat.")] = None,
+    sort: Annotated[Optional[str], typer.Option("--sort", help="Column to sort by; -COL for descending.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="At most this many rows.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Filter, group and aggregate result rows.
+
+    Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
+    """
+    from pathlib import Path
+    from jobs.query import FORMATS, parse_query, run_query
+    from jobs.results import load_results
+    from jobs.summary import format_frame
+
+    def action():
+        if fmt not in FORMATS:
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
+        if fmt == "parquet" and not output:
+            raise InvalidOptionError("format 'parquet' needs --output FILE")
+        q = parse_query(where, group_by, tuple(agg or ()), sort, limit)
+        frame = run_query(load_results(results), q)
+        if fmt == "parquet":
+            frame.to_parquet(output, index=False)
+            return None
+        text = format_frame(frame, fmt)
+        if output:
+            Path(output).write_text(text + "\n")
+            return None
+        return text
+
+    text = run_guarded(action)
+    if text is not None:
+        typer.echo(text)
+
 
 def main() -> None:
     """Console-script entry point."""
