@@ -28,7 +28,7 @@ from .atomics import atomic_or
 UNREACHED = 255
 #: The same JIT options as every kernel, plus ``parallel=True`` for ``prange``.
 PARALLEL_JIT_OPTIONS = dict(JIT_OPTIONS, parallel=True)
-_BLOCK = 1 << 14          # ranks per work item of a layer
+_BLOCK = 1 << 12          # rank prefixes per work item of a layer
 _SCATTER = 1_000_003      # prime multiplier spreading work items over the rank range
 
 
@@ -60,22 +60,6 @@ def _unrank(rank, k, n_cells, cells):
 
 
 @kernel
-def _moved_rank(rank, cells, k, i, src, dst, weights):
-    """Rank of the placement ``cells`` after tile ``i`` moves from ``src`` to free ``dst``."""
-    lo, hi = min(src, dst), max(src, dst)
-    step = 1 if dst > src else -1
-    between = 0
-    for j in range(i):
-        if lo < cells[j] < hi:
-            between += 1
-    result = rank + ((dst - src) - step * between) * weights[i]
-    for j in range(i + 1, k):
-        if lo < cells[j] < hi:
-            result += step * weights[j]
-    return result
-
-
-@kernel
 def _flood(seed, free, size, not_left, not_right):
     """Bit mask of the free cells connected to the ``seed`` bits through ``free`` cells."""
     region = seed & free
@@ -88,17 +72,34 @@ def _flood(seed, free, size, not_left, not_right):
 
 
 @kernel
-def _expand(rank, region, cells, nxt, seen, table, depth, geometry, weights, neighbours):
-    """Expand placement ``rank`` with the blank in ``region``; return states discovered.
+def _moved_rank(rank, i, src, dst, size, tile_at, weights):
+    """Rank after tile ``i`` moves from ``src`` to the adjacent free cell ``dst``.
+
+    Only tiles on the cells strictly between ``src`` and ``dst`` (none for a
+    horizontal move, ``size - 1`` cells for a vertical one) change their digits.
+    """
+    step = 1 if dst > src else -1
+    result = rank + step * weights[i]
+    for cell in range(min(src, dst) + 1, max(src, dst)):
+        j = tile_at[cell]
+        if 0 <= j < i:  # an earlier tile: not counted in tile i's digit
+            continue
+        # free, or a later tile: one more cell counts towards tile i's digit
+        result += step * weights[i]
+        if j > i:  # tile j's cell is passed by tile i: its digit shifts by one
+            result += step * weights[j]
+    return result
+
+
+@kernel
+def _expand(rank, region, cells, tile_at, free, nxt, seen, table, depth, geometry,
+            weights, neighbours):
+    """Expand placement ``rank`` (tiles on ``cells``, ``tile_at`` its inverse, ``free`` the
+    mask of free cells) with the blank in ``region``; return the states discovered.
 
     ``geometry`` is int64[5]: k, n_cells, size, not_left mask, not_right mask.
     """
-    k, n_cells, size, not_left, not_right = (geometry[0], geometry[1], geometry[2],
-                                             geometry[3], geometry[4])
-    _unrank(rank, k, n_cells, cells)
-    free = (np.int64(1) << n_cells) - 1
-    for i in range(k):
-        free &= ~(np.int64(1) << cells[i])
+    k, size, not_left, not_right = geometry[0], geometry[2], geometry[3], geometry[4]
     found = 0
     for i in range(k):
         src = cells[i]
@@ -106,7 +107,7 @@ def _expand(rank, region, cells, nxt, seen, table, depth, geometry, weights, nei
             dst = np.int64(neighbours[src, m])
             if dst < 0 or (region >> dst) & 1 == 0:
                 continue
-            target = _moved_rank(rank, cells, k, i, src, dst, weights)
+            target = _moved_rank(rank, i, src, dst, size, tile_at, weights)
             if (np.int64(seen[target]) >> src) & 1:
                 continue  # plain read first: most successors are old, skip the atomic
             after = (free & ~(np.int64(1) << dst)) | (np.int64(1) << src)
@@ -118,6 +119,72 @@ def _expand(rank, region, cells, nxt, seen, table, depth, geometry, weights, nei
                     table[target] = depth + 1
                 found += 1
     return found
+
+
+@kernel
+def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neighbours,
+                   cells, tile_at, free_cells):
+    """Expand the frontier states whose tiles ``0..k-2`` form placement ``prefix``.
+
+    Their ranks are ``prefix * R + j`` for the last tile's digit ``j < R = N - k + 1``,
+    so the prefix is unranked once for all of them.
+    """
+    k, n_cells = geometry[0], geometry[1]
+    radix = n_cells - k + 1
+    base = prefix * radix
+    for j in range(radix):
+        if cur[base + j] != 0:
+            break
+    else:
+        return 0
+    _unrank(prefix, k - 1, n_cells, cells)
+    tile_at[:] = -1
+    occupied = np.int64(0)
+    for i in range(k - 1):
+        tile_at[cells[i]] = i
+        occupied |= np.int64(1) << cells[i]
+    j = 0
+    for cell in range(n_cells):
+        if (occupied >> cell) & 1 == 0:
+            free_cells[j] = cell
+            j += 1
+    everything = (np.int64(1) << n_cells) - 1
+    found = 0
+    for j in range(radix):
+        region = np.int64(cur[base + j])
+        if region == 0:
+            continue
+        cur[base + j] = 0  # only this thread reads or writes cur[rank] in a layer
+        last = free_cells[j]
+        cells[k - 1] = last
+        tile_at[last] = k - 1
+        free = everything & ~(occupied | (np.int64(1) << last))
+        found += _expand(base + j, region, cells, tile_at, free, nxt, seen, table, depth,
+                         geometry, weights, neighbours)
+        tile_at[last] = -1
+    return found
+
+
+@kernel
+def _expand_block(block, cur, nxt, seen, table, depth, geometry, weights, neighbours):
+    """Expand the frontier states of rank prefixes ``block * _BLOCK`` up to the next block."""
+    k, n_cells = geometry[0], geometry[1]
+    prefixes = cur.shape[0] // (n_cells - k + 1)
+    cells = np.empty(k, dtype=np.int64)
+    tile_at = np.empty(n_cells, dtype=np.int64)
+    free_cells = np.empty(n_cells, dtype=np.int64)
+    found = 0
+    for prefix in range(block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)):
+        found += _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights,
+                                neighbours, cells, tile_at, free_cells)
+    return found
+
+
+@kernel
+def layer_blocks(cur, geometry):
+    """Number of work items of a layer over ``cur``."""
+    prefixes = cur.shape[0] // (geometry[1] - geometry[0] + 1)
+    return (prefixes + _BLOCK - 1) // _BLOCK
 
 
 @parallel_kernel
@@ -149,18 +216,20 @@ def _expand_layer(cur, nxt, seen, table, depth, geometry, weights, neighbours):
     int64
         Number of (placement, blank region) states discovered at ``depth + 1``.
     """
-    n = cur.shape[0]
-    blocks = (n + _BLOCK - 1) // _BLOCK
+    blocks = layer_blocks(cur, geometry)
     counts = np.zeros(blocks, dtype=np.int64)
     for item in prange(blocks):
-        block = (item * _SCATTER) % blocks
-        cells = np.empty(geometry[0], dtype=np.int64)
-        found = 0
-        for rank in range(block * _BLOCK, min(n, (block + 1) * _BLOCK)):
-            region = np.int64(cur[rank])
-            if region != 0:
-                cur[rank] = 0  # only this thread reads or writes cur[rank] in a layer
-                found += _expand(rank, region, cells, nxt, seen, table, depth,
-                                 geometry, weights, neighbours)
-        counts[block] = found
+        block = (item * _SCATTER) % blocks  # spread the threads over the rank range
+        counts[block] = _expand_block(block, cur, nxt, seen, table, depth, geometry,
+                                      weights, neighbours)
     return counts.sum()
+
+
+@kernel
+def _expand_layer_serial(cur, nxt, seen, table, depth, geometry, weights, neighbours):
+    """:func:`_expand_layer` on one thread, for small tables (no thread start-up per layer)."""
+    found = 0
+    for block in range(layer_blocks(cur, geometry)):
+        found += _expand_block(block, cur, nxt, seen, table, depth, geometry, weights,
+                               neighbours)
+    return found

@@ -11,9 +11,11 @@ from solver.errors import InvalidBoardError
 from solver.geometry import neighbours
 from solver.ranking import placement_count
 
-from .bfs import UNREACHED, _expand_layer, _flood
+from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
 
 MAX_DEPTH = UNREACHED - 1
+#: Tables smaller than this are built on one thread: per-layer thread start-up would dominate.
+PARALLEL_MIN_ENTRIES = 1 << 22
 
 
 def check_goal_group(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -105,7 +107,8 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.
     start, region = _goal_state(size, goal, group, geometry, weights)
     table[start], seen[start], cur[start] = 0, region, region
     moves, depth = neighbours(size), 0
-    while _expand_layer(cur, nxt, seen, table, depth, geometry, weights, moves) > 0:
+    layer = _expand_layer if count >= PARALLEL_MIN_ENTRIES else _expand_layer_serial
+    while layer(cur, nxt, seen, table, depth, geometry, weights, moves) > 0:
         depth += 1
         if depth > MAX_DEPTH:
             raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "

@@ -1,0 +1,95 @@
+"""File primitives of the store: advisory locks, atomic writes, hashing, ``.npy`` headers."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import secrets
+from pathlib import Path
+
+import numpy as np
+
+_HASH_CHUNK = 1 << 24
+
+
+@contextlib.contextmanager
+def file_lock(path: Path):
+    """Hold an exclusive ``fcntl.flock`` on ``path`` (created if absent) for the block.
+
+    The lock is released when the block ends or the process dies, so a killed builder
+    never leaves a stale lock.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
+def fsync_dir(path: Path) -> None:
+    """Flush the directory entry changes of ``path`` to disk."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, write, prefix: str, mode: int = 0o444) -> None:
+    """Write ``path`` atomically: ``write(file)`` into a temporary sibling, fsync, rename.
+
+    A crash at any point leaves either the old ``path`` or the new one, never a part;
+    the temporary file (named ``prefix`` + random) is removed unless the process is killed.
+    """
+    temp = path.with_name(prefix + f"{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        with open(temp, "xb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+        fsync_dir(path.parent)
+    finally:
+        if temp.exists():
+            temp.unlink()
+
+
+def remove_stale(root: Path, prefix: str) -> None:
+    """Delete leftovers of killed writers: files in ``root`` whose names start with ``prefix``."""
+    for leftover in root.glob(prefix + "*"):
+        leftover.unlink(missing_ok=True)
+
+
+def save_npy(handle, array: np.ndarray) -> None:
+    """Write ``array`` to an open binary file in ``.npy`` format, without pickle."""
+    np.lib.format.write_array(handle, array, allow_pickle=False)
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of the whole file at ``path`` (``sha256sum`` gives the same)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_npy_header(path: Path) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+    """Shape, dtype, Fortran order and data offset of the ``.npy`` file at ``path``.
+
+    Raises
+    ------
+    ValueError
+        When the file does not start with a valid ``.npy`` header.
+    """
+    with open(path, "rb") as handle:
+        major, _minor = np.lib.format.read_magic(handle)
+        if major == 1:
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+        return shape, dtype, fortran, handle.tell()

@@ -1,0 +1,254 @@
+"""The pattern-database store: a directory of verified, memory-mapped ``.npy`` tables.
+
+Like a chess tablebase (python-chess ``syzygy``), a store is opened as a context
+manager, checks every file against its manifest entry (shape, dtype, length, sha256)
+before handing out a read-only ``mmap_mode="r"`` array, and raises an error that names
+the file and the fix instead of ever falling back to 0. All processes of a host that map
+the same file share one copy of it in the page cache.
+
+>>> with open_store(None) as store:                                  # doctest: +SKIP
+...     tables = store.ensure(4, "blank-first", [(1, 2, 3, 6, 7)])
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from solver.board import goal_tiles
+from solver.heuristics import HeuristicSpec
+
+from .build import build_table, check_goal_group
+from .errors import CorruptTableError, MissingTableError, StoreError
+from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
+from .manifest import TableEntry, read_manifest, record_entry
+from .paths import build_hint, lock_path, resolve_store, table_filename, temp_prefix
+from .verify import TableCheck, check, check_entry_matches, check_file
+
+Goal = tuple[int, ...] | str
+_VERIFIED: dict[tuple, np.ndarray] = {}   # per process: file identity -> verified mapping
+_VERIFIED_LOCK = threading.Lock()
+
+
+def _normalise(size: int, goal: Goal, group: Iterable[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Goal tiles (resolving ``blank-last``/``blank-first``) and group, validated."""
+    tiles = goal_tiles(goal, size) if isinstance(goal, str) else tuple(goal)
+    return check_goal_group(size, tiles, tuple(group))
+
+
+def _identity(path: Path, entry: TableEntry) -> tuple:
+    """Key of one verified file version: path, inode, size, mtime and recorded hash."""
+    stat = path.stat()
+    return (str(path), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, entry.sha256)
+
+
+class PDBStore:
+    """A pattern-database store rooted at ``root``; use :func:`open_store` to get one."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.closed = False
+
+    def __enter__(self) -> "PDBStore":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"open_store({str(self.root)!r})"
+
+    def __reduce__(self):
+        return open_store, (str(self.root),)
+
+    def close(self) -> None:
+        """Refuse further use; arrays already handed out stay valid."""
+        self.closed = True
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise StoreError(f"pattern database store {self.root} is closed; open it again "
+                             "with open_store()")
+
+    def path_of(self, size: int, goal: Goal, group: Iterable[int]) -> Path:
+        """Where the table of ``group`` for ``goal`` on a ``size`` board is (or would be) kept."""
+        goal, group = _normalise(size, goal, group)
+        return self.root / table_filename(size, goal, group)
+
+    def entries(self) -> list[TableEntry]:
+        """Manifest entries of every table, sorted by file name."""
+        self._check_open()
+        manifest = read_manifest(self.root)
+        return [manifest[name] for name in sorted(manifest)]
+
+    def _entry(self, size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> TableEntry:
+        """The manifest entry of a table, checked against the request."""
+        name = table_filename(size, goal, group)
+        entry = read_manifest(self.root).get(name)
+        if entry is None:
+            path = self.root / name
+            why = ("is not recorded in the manifest (an interrupted build?)" if path.exists()
+                   else "has not been built")
+            raise MissingTableError(f"pattern database {path} {why}; run "
+                                    f"`{build_hint(self.root, size, goal, group)}`")
+        check_entry_matches(self.root, entry, size, goal, group)
+        return entry
+
+    def table(self, size: int, goal: Goal, group: Iterable[int]) -> np.ndarray:
+        """The verified, read-only, memory-mapped table of ``group``.
+
+        Each file version is hashed once per process; later calls return the same mapping.
+
+        Parameters
+        ----------
+        size : int
+            Board width.
+        goal : tuple of int or str
+            Goal tiles, or ``"blank-last"`` / ``"blank-first"``.
+        group : iterable of int
+            Pattern tiles in ascending order.
+
+        Returns
+        -------
+        numpy.memmap
+            ``uint8[placement_count(size*size, len(group))]``, read-only, indexed by
+            :func:`solver.ranking.rank_placement` of the group tiles' cells.
+
+        Raises
+        ------
+        MissingTableError
+            Never built, or its file is gone.
+        CorruptTableError
+            Truncated, altered, wrong shape or dtype, or not matching the manifest.
+        """
+        self._check_open()
+        goal, group = _normalise(size, goal, group)
+        entry = self._entry(size, goal, group)
+        path = self.root / entry.file
+        if not path.is_file():
+            check_file(self.root, entry)  # raises MissingTableError naming the file
+        key = _identity(path, entry)
+        with _VERIFIED_LOCK:
+            if key in _VERIFIED:
+                return _VERIFIED[key]
+            check_file(self.root, entry)
+            array = np.load(path, mmap_mode="r", allow_pickle=False)
+            _VERIFIED[key] = array
+            return array
+
+    def build(self, size: int, goal: Goal, group: Iterable[int], force: bool = False) -> TableEntry:
+        """Build one table unless a valid one exists; return its manifest entry.
+
+        Builders of the same table are serialised by an ``flock`` on ``<file>.lock``: the
+        second waits, then finds the table built. The file is written under a temporary
+        name, fsynced and renamed into place, then recorded in the manifest, so an
+        interrupted build leaves nothing under the final name. ``force`` rebuilds anyway.
+        """
+        self._check_open()
+        goal, group = _normalise(size, goal, group)
+        name = table_filename(size, goal, group)
+        _make_root(self.root)
+        with file_lock(lock_path(self.root, name)):
+            if not force:
+                existing = self._valid_entry(size, goal, group)
+                if existing is not None:
+                    return existing
+            remove_stale(self.root, temp_prefix(name))
+            return self._build_locked(size, goal, group, name)
+
+    def _valid_entry(self, size, goal, group) -> TableEntry | None:
+        """The entry of an existing, verified table, or ``None`` when it must be (re)built."""
+        try:
+            entry = self._entry(size, goal, group)
+            check_file(self.root, entry)
+        except (MissingTableError, CorruptTableError):
+            return None
+        return entry
+
+    def _build_locked(self, size, goal, group, name) -> TableEntry:
+        """Compute, write and record a table; the caller holds its lock."""
+        started = time.perf_counter()
+        table = build_table(size, goal, group)
+        seconds = time.perf_counter() - started
+        path = self.root / name
+        atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name))
+        entry = TableEntry(
+            file=name, size=size, goal=goal, group=group, entries=int(table.size),
+            sha256=sha256_file(path),
+            built_at=datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            build_seconds=round(seconds, 6), max_value=int(table.max()),
+            mean_value=float(table.mean(dtype=np.float64)))
+        record_entry(self.root, entry)
+        return entry
+
+    def ensure(self, size: int, goal: Goal, groups: Iterable[Iterable[int]],
+               on_build: Callable[[tuple[int, ...]], None] | None = None) -> tuple[np.ndarray, ...]:
+        """Build the missing tables of ``groups`` and return all of them, in order.
+
+        ``on_build(group)`` is called before each build (e.g. for the CLI to say so). A
+        corrupt table is not silently rebuilt: its :class:`CorruptTableError` propagates.
+        """
+        tables = []
+        for group in groups:
+            try:
+                tables.append(self.table(size, goal, group))
+            except MissingTableError:
+                if on_build is not None:
+                    on_build(tuple(group))
+                self.build(size, goal, group)
+                tables.append(self.table(size, goal, group))
+        return tuple(tables)
+
+    def verify(self) -> list[TableCheck]:
+        """Re-hash every table of the manifest; also report ``.npy`` files it does not list."""
+        self._check_open()
+        manifest = read_manifest(self.root)
+        results = [check(self.root, manifest[name]) for name in sorted(manifest)]
+        for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in manifest):
+            results.append(TableCheck(orphan, False, f"pattern database {self.root / orphan} is "
+                                      "not recorded in the manifest; delete it or rebuild it "
+                                      "with `tilesweep pdb build`", None))
+        return results
+
+
+def _make_root(root: Path) -> None:
+    """Create the store directory, refusing a path that is not a directory."""
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"pattern database store {root} is not a directory; give another "
+                         "--store DIR or set TILESWEEP_STORE")
+    root.mkdir(parents=True, exist_ok=True)
+
+
+def open_store(path: str | os.PathLike | None = None) -> PDBStore:
+    """Open the store at ``path`` (see :func:`resolve_store` for the default); a context manager.
+
+    Raises
+    ------
+    StoreError
+        When the path exists and is not a directory.
+    """
+    root = resolve_store(path)
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"pattern database store {root} is not a directory; give another "
+                         "--store DIR or set TILESWEEP_STORE")
+    return PDBStore(root)
+
+
+def tables_for(spec: HeuristicSpec, size: int, goal: Goal, store: PDBStore, build: bool = True,
+               on_build: Callable[[tuple[int, ...]], None] | None = None) -> tuple[np.ndarray, ...]:
+    """The tables of ``spec.groups`` in order (``()`` for a non-PDB heuristic).
+
+    With ``build`` missing tables are built first (``on_build(group)`` announces each);
+    without it a missing table raises :class:`MissingTableError`.
+    """
+    if not spec.is_pdb:
+        return ()
+    if build:
+        return store.ensure(size, goal, spec.groups, on_build)
+    return tuple(store.table(size, goal, group) for group in spec.groups)

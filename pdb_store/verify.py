@@ -1,0 +1,86 @@
+"""Checking one table file against its manifest entry before anyone reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.ranking import placement_count
+
+from .errors import CorruptTableError, MissingTableError
+from .files import read_npy_header, sha256_file
+from .manifest import FORMAT_VERSION, TableEntry
+from .paths import build_hint
+
+
+class TableCheck(NamedTuple):
+    """Outcome of verifying one table: ``ok``, else ``problem`` says what and how to fix."""
+
+    file: str
+    ok: bool
+    problem: str | None
+    entry: TableEntry | None
+
+
+def corrupt(root: Path, entry: TableEntry, problem: str) -> CorruptTableError:
+    """A :class:`CorruptTableError` naming the file, the problem and the fix."""
+    path = root / entry.file
+    return CorruptTableError(f"pattern database {path} {problem}; delete it and run "
+                             f"`{build_hint(root, entry.size, entry.goal, entry.group)}`, "
+                             "or run `tilesweep pdb verify` to check the whole store")
+
+
+def check_entry_matches(root: Path, entry: TableEntry, size: int, goal: tuple[int, ...],
+                        group: tuple[int, ...]) -> None:
+    """Refuse a manifest entry of another format or for another table than requested."""
+    if entry.format_version != FORMAT_VERSION:
+        raise corrupt(root, entry, f"has format version {entry.format_version!r}; this "
+                                   f"tilesweep reads version {FORMAT_VERSION}")
+    expected = placement_count(size * size, len(group))
+    recorded = (entry.size, tuple(entry.goal), tuple(entry.group), entry.entries, entry.dtype)
+    wanted = (size, tuple(goal), tuple(group), expected, "uint8")
+    if recorded != wanted:
+        raise corrupt(root, entry, f"has a manifest entry (size, goal, group, entries, dtype) = "
+                                   f"{recorded!r} that does not match the expected {wanted!r}")
+
+
+def check_file(root: Path, entry: TableEntry) -> None:
+    """Check the file of ``entry``: present, ``.npy`` header, shape, dtype, length, sha256.
+
+    Raises
+    ------
+    MissingTableError
+        When the file is absent.
+    CorruptTableError
+        On any mismatch, naming the file and the fix.
+    """
+    path = root / entry.file
+    if not path.is_file():
+        raise MissingTableError(f"pattern database {path} is listed in the manifest but missing; "
+                                f"run `{build_hint(root, entry.size, entry.goal, entry.group)}`")
+    try:
+        shape, dtype, _fortran, offset = read_npy_header(path)
+    except ValueError as error:
+        raise corrupt(root, entry, f"is not a readable .npy file ({error})") from None
+    if dtype != np.dtype(np.uint8) or shape != (entry.entries,):
+        raise corrupt(root, entry, f"holds {dtype}{list(shape)}; expected uint8[{entry.entries}]")
+    actual, expected = path.stat().st_size, offset + entry.entries
+    if actual != expected:
+        kind = "is truncated" if actual < expected else "has trailing bytes"
+        raise corrupt(root, entry, f"{kind}: {actual} bytes where {expected} were written")
+    digest = sha256_file(path)
+    if digest != entry.sha256:
+        raise corrupt(root, entry, f"was altered: its sha256 is {digest}, the manifest "
+                                   f"recorded {entry.sha256}")
+
+
+def check(root: Path, entry: TableEntry) -> TableCheck:
+    """Verify ``entry`` and its file without raising; report the problem if any."""
+    try:
+        check_entry_matches(root, entry, entry.size, entry.goal, entry.group)
+        check_file(root, entry)
+    except (MissingTableError, CorruptTableError) as error:
+        return TableCheck(entry.file, False, str(error), entry)
+    return TableCheck(entry.file, True, None, entry)

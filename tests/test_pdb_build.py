@@ -1,0 +1,136 @@
+"""The fast pattern-database builder against naive references, and admissibility."""
+
+import numpy as np
+import pytest
+
+from naive_pdb import naive_rank, naive_table, true_distances
+from pdb_store import bfs, build_table
+from pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
+from solver.board import goal_tiles
+from solver.errors import InvalidBoardError
+from solver.heuristics import PARTITIONS, partition_groups
+from solver.jit import JIT_OPTIONS
+from solver.ranking import placement_count, rank_placement
+
+GOALS = ("blank-last", "blank-first")
+CASES_3X3 = [(goal, partition, group)
+             for goal in GOALS
+             for partition in PARTITIONS[3]
+             for group in partition_groups(partition, 3, goal_tiles(goal, 3))]
+GROUPS_4X4 = [(1,), (15,), (1, 2), (5, 6), (1, 2, 3), (4, 8, 12), (5, 10, 15), (3, 6, 9), (11, 14, 15)]
+
+
+@pytest.mark.parametrize("goal,partition,group", CASES_3X3)
+def test_3x3_partition_tables_equal_naive(goal, partition, group):
+    tiles = goal_tiles(goal, 3)
+    fast = build_table(3, tiles, group)
+    assert fast.dtype == np.uint8 and fast.shape == (placement_count(9, len(group)),)
+    np.testing.assert_array_equal(fast, naive_table(3, tiles, group))
+
+
+@pytest.mark.parametrize("goal", GOALS)
+@pytest.mark.parametrize("group", GROUPS_4X4)
+def test_4x4_small_patterns_equal_naive(goal, group):
+    tiles = goal_tiles(goal, 4)
+    np.testing.assert_array_equal(build_table(4, tiles, group), naive_table(4, tiles, group))
+
+
+def test_explicit_goal_equals_naive():
+    goal = (1, 2, 3, 8, 0, 4, 7, 6, 5)  # the "snail" goal, blank in the centre
+    for group in ((1, 2, 3, 8), (4, 5, 6, 7), (2, 4, 6, 8, 1)):
+        group = tuple(sorted(group))
+        np.testing.assert_array_equal(build_table(3, goal, group), naive_table(3, goal, group))
+
+
+def test_naive_rank_is_the_solver_ranking():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        k = int(rng.integers(1, 8))
+        cells = tuple(int(c) for c in rng.permutation(16)[:k])
+        assert naive_rank(cells, 16) == rank_placement(np.array(cells, dtype=np.int8), 16)
+
+
+@pytest.mark.parametrize("goal", GOALS)
+def test_goal_placement_is_zero_and_only_it(goal):
+    tiles = goal_tiles(goal, 4)
+    group = (1, 2, 3, 6, 7) if goal == "blank-first" else (2, 3, 4, 7, 8)
+    table = build_table(4, tiles, group)
+    goal_rank = rank_placement(np.array([tiles.index(t) for t in group], dtype=np.int8), 16)
+    assert table[goal_rank] == 0
+    assert np.count_nonzero(table == 0) == 1
+    assert UNREACHED not in table
+
+
+def _group_ranks(states: np.ndarray, group) -> np.ndarray:
+    """Vectorised rank_placement of ``group``'s cells in every row of ``states``."""
+    cells = np.stack([np.argmax(states == t, axis=1) for t in group], axis=1)
+    n = states.shape[1]
+    rank = np.zeros(len(states), dtype=np.int64)
+    for i in range(len(group)):
+        smaller = (cells[:, :i] < cells[:, i:i + 1]).sum(axis=1)
+        rank = rank * (n - i) + cells[:, i] - smaller
+    return rank
+
+
+def _manhattan(states: np.ndarray, goal, group, size: int) -> np.ndarray:
+    total = np.zeros(len(states), dtype=np.int64)
+    for t in group:
+        cell, home = np.argmax(states == t, axis=1), goal.index(t)
+        total += abs(cell // size - home // size) + abs(cell % size - home % size)
+    return total
+
+
+@pytest.fixture(scope="module", params=GOALS)
+def all_8_puzzle_states(request):
+    goal = goal_tiles(request.param, 3)
+    states, distances = true_distances(goal)
+    assert len(states) == 181_440 and distances.max() == 31
+    return goal, states, distances
+
+
+@pytest.mark.parametrize("partition", list(PARTITIONS[3]))
+def test_3x3_partitions_are_admissible_on_every_state(all_8_puzzle_states, partition):
+    goal, states, distances = all_8_puzzle_states
+    total = np.zeros(len(states), dtype=np.int64)
+    for group in partition_groups(partition, 3, goal):
+        table = build_table(3, goal, group)
+        values = table[_group_ranks(states, group)].astype(np.int64)
+        assert (values >= _manhattan(states, goal, group, 3)).all()
+        total += values
+    assert (total <= distances).all()
+    assert total[distances == 0].tolist() == [0]
+    assert (total > _manhattan(states, goal, goal[:0] + tuple(t for t in goal if t), 3)).any()
+
+
+@pytest.mark.parametrize("group", [(1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)])
+def test_4x4_five_tile_tables_dominate_manhattan(group):
+    goal = goal_tiles("blank-first", 4)
+    table = build_table(4, goal, group)
+    rng = np.random.default_rng(3)
+    states = np.array([rng.permutation(16) for _ in range(3000)], dtype=np.int64)
+    values = table[_group_ranks(states, group)].astype(np.int64)
+    assert (values >= _manhattan(states, goal, group, 4)).all()
+    assert table.max() == 22 or table.max() == 23  # published 5-5-5 maxima
+
+
+@pytest.mark.parametrize("goal,group,match", [
+    ((1, 2, 3, 4, 5, 6, 7, 8, 0), (2, 1), "ascending"),
+    ((1, 2, 3, 4, 5, 6, 7, 8, 0), (0, 1), "never the blank"),
+    ((1, 2, 3, 4, 5, 6, 7, 8, 0), (1, 9), "1..8"),
+    ((1, 2, 3, 4, 5, 6, 7, 8, 0), (1, 1), "distinct"),
+    ((1, 2, 3, 4, 5, 6, 7, 8, 8), (1, 2), "permutation"),
+    ((1, 2, 3, 4, 5, 6, 7, 8, 0), tuple(range(1, 9)), "at most 7"),
+])
+def test_bad_goal_or_group_is_refused(goal, group, match):
+    with pytest.raises(InvalidBoardError, match=match):
+        build_table(3, goal, group)
+
+
+def test_kernels_use_the_project_jit_options():
+    for name in ("_unrank", "_moved_rank", "_flood", "_expand", "_expand_prefix",
+                 "_expand_block", "_expand_layer_serial"):
+        dispatcher = getattr(bfs, name)
+        assert dispatcher.targetoptions["nogil"] is True, name
+        assert type(dispatcher._cache).__name__ == "FunctionCache", name
+    assert PARALLEL_JIT_OPTIONS == dict(JIT_OPTIONS, parallel=True)
+    assert bfs._expand_layer.targetoptions["parallel"] is True
