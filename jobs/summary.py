@@ -11,6 +11,8 @@ heuristic, each other heuristic is paired with it per algorithm on the same inst
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -75,7 +77,7 @@ def format_frame(df: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
         return df.to_csv(index=False).rstrip("\n")
     if fmt == "json":
-        return df.to_json(orient="records", indent=2)
+        return json.dumps(json.loads(df.to_json(orient="records")), indent=2)
     if fmt == "table":
         return df.to_string(index=False, float_format=lambda v: f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}")
     raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")

@@ -44,10 +44,15 @@ def chunk_jobs(spec: SweepSpec, boards: list[Board]) -> list[ChunkJob]:
     return jobs
 
 
-def injected_faults() -> frozenset[int]:
-    """Instances whose solves raise on purpose (``$TILESWEEP_FAULT_INSTANCES``, for fault tests)."""
-    text = os.environ.get(FAULT_ENV, "")
-    return frozenset(int(t) for t in text.replace(",", " ").split() if t.isdigit())
+def injected_faults(sweep: str) -> frozenset[int]:
+    """Instances of ``sweep`` whose solves raise on purpose, for fault tests.
+
+    ``$TILESWEEP_FAULT_INSTANCES`` lists ``SWEEP:INDEX`` items separated by commas, read
+    by each worker process; unset (the normal case) means none.
+    """
+    items = os.environ.get(FAULT_ENV, "").replace(",", " ").split()
+    pairs = [item.rpartition(":") for item in items]
+    return frozenset(int(i) for name, _, i in pairs if name == sweep and i.isdigit())
 
 
 def worker_label() -> str:
@@ -80,7 +85,7 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
 
 def solve_chunk(job: ChunkJob, tables_for=lambda name: (), worker: str | None = None) -> list[dict]:
     """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order."""
-    faults = injected_faults()
+    faults = injected_faults(job.sweep)
     label = worker or worker_label()
     rows = []
     for index, tiles in job.instances:

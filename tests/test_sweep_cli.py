@@ -1,0 +1,159 @@
+"""``tilesweep sweep / summary / query`` end to end, through the real CLI and a LocalCluster."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+RUNNER = CliRunner()
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+SWEEP = ["sweep", "--size", "3", "--count", "24", "--seed", "5", "--algorithm", "astar", "--algorithm", "idastar",
+         "--heuristic", "manhattan", "--heuristic", "linear-conflict", "--chunk-size", "5", "--workers", "1",
+         "--name", "e2e"]
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps")
+    proc = cli(*SWEEP, "--out", out)
+    return out / "e2e", proc
+
+
+def test_folder_layout_and_schema(swept):
+    folder, proc = swept
+    parts = sorted(p.name for p in (folder / "results").iterdir())
+    assert parts == [f"part-{i:05d}.parquet" for i in range(5)]
+    spec = json.loads((folder / "sweep.json").read_text())
+    meta = pq.read_schema(folder / "results" / parts[0]).metadata
+    assert json.loads(meta[b"tilesweep.spec"])["fingerprint"] == spec["fingerprint"]
+    df = pd.read_parquet(folder / "results")
+    assert len(df) == 24 * 4 and set(df["status"]) == {"solved"}
+    assert df.groupby("instance").size().eq(4).all()
+    assert {"sweep", "instance", "size", "goal", "tiles", "algorithm", "heuristic", "status", "cost", "moves",
+            "nodes_generated", "nodes_expanded", "ebf", "h0", "iterations", "seconds", "worker", "error"} <= set(df)
+    ida = df[df["algorithm"] == "idastar"]
+    assert all(json.loads(t)[-1]["bound"] == c for t, c in zip(ida["iterations"], ida["cost"]))
+    assert df[df["algorithm"] == "astar"]["iterations"].isna().all()
+    # the summary is printed (stdout) and written
+    assert "linear-conflict" in proc.stdout and "node_reduction_pct" in proc.stdout
+    assert len(pd.read_parquet(folder / "summary.parquet")) == 4
+
+
+def test_three_readers_agree(swept):
+    folder, _ = swept
+    by_pandas = pd.read_parquet(folder / "results")
+    by_arrow = ds.dataset(folder / "results", format="parquet").to_table().to_pandas()
+    by_duck = duckdb.sql(f"select * from read_parquet('{folder}/results/*.parquet') order by instance").df()
+    assert len(by_pandas) == len(by_arrow) == len(by_duck) == 96
+    assert by_pandas["nodes_generated"].sum() == by_arrow["nodes_generated"].sum() == by_duck["nodes_generated"].sum()
+    costs = duckdb.sql(f"select heuristic, sum(cost) c from read_parquet('{folder}/results/*.parquet') "
+                       "group by heuristic order by heuristic").fetchall()
+    assert costs[0][1] == costs[1][1]
+
+
+def test_summary_and_query_commands(swept):
+    folder, _ = swept
+    rows = json.loads(cli("summary", folder, "--baseline", "manhattan", "--format", "json").stdout)
+    lc = [r for r in rows if r["heuristic"] == "linear-conflict"]
+    assert all(r["instances"] == 24 and r["node_reduction_pct"] > 0 and r["more"] == 0 for r in lc)
+    out = cli("query", folder, "--where", 'algorithm == "astar"', "--group-by", "heuristic",
+              "--agg", "nodes_generated:mean", "--sort", "-nodes_generated_mean", "--format", "csv").stdout
+    lines = out.strip().splitlines()
+    assert lines[0] == "heuristic,nodes_generated_mean" and lines[1].startswith("manhattan,")
+    target = folder.parent / "q.parquet"
+    cli("query", folder / "results", "--limit", "3", "--format", "parquet", "--output", target)
+    assert len(pd.read_parquet(target)) == 3
+
+
+def test_rerun_resumes_and_other_spec_is_refused(swept, tmp_path):
+    folder, _ = swept
+    before = {p: p.stat().st_mtime_ns for p in (folder / "results").iterdir()}
+    proc = cli(*SWEEP, "--out", folder.parent)
+    assert "(5 already done)" in proc.stderr
+    assert before == {p: p.stat().st_mtime_ns for p in (folder / "results").iterdir()}
+    refused = cli(*SWEEP, "--out", folder.parent, "--seed", "6", check=False)
+    assert refused.returncode == 2 and "'e2e'" in refused.stderr and "seed" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_a_corrupt_part_is_refused_naming_it(swept, tmp_path):
+    folder, _ = swept
+    copy = tmp_path / "e2e"
+    subprocess.run(["cp", "-r", str(folder), str(copy)], check=True)
+    part = copy / "results" / "part-00002.parquet"
+    part.write_bytes(part.read_bytes()[:-40])
+    for args in (SWEEP + ["--out", tmp_path], ["summary", copy]):
+        proc = cli(*args, check=False)
+        assert proc.returncode == 1 and str(part) in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args, quoted", [
+    (["sweep", "--count", "ten"], "'ten'"),
+    (["sweep", "--size", "7"], "size 7"),
+    (["sweep", "--heuristic", "pdb:9-9"], "'9-9'"),
+    (["sweep", "--algorithm", "greedy"], "'greedy'"),
+    (["sweep", "--instances", "walk:-1"], "'walk:-1'"),
+    (["sweep", "--workers", "none"], "'none'"),
+    (["sweep", "no-such-spec.toml"], "'no-such-spec.toml'"),
+    (["sweep", "--format", "xml"], "'xml'"),
+    (["summary", "/no/such/results"], "'/no/such/results'"),
+    (["query", "/no/such/results"], "'/no/such/results'"),
+])
+def test_bad_input_is_one_line_exit_2(args, quoted, tmp_path):
+    result = RUNNER.invoke(app, args + (["--out", str(tmp_path)] if args[0] == "sweep" else []))
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and quoted in lines[0] and "Traceback" not in result.output
+
+
+def test_bad_query_expression_is_one_line_exit_2(swept):
+    folder, _ = swept
+    result = RUNNER.invoke(app, ["query", str(folder), "--where", "cost >>> 3"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "'cost >>> 3'" in result.output
+
+
+def test_ctrl_c_keeps_parts_and_prints_the_resume_command(tmp_path):
+    args = [sys.executable, str(ROOT / "cli.py"), "sweep", "--count", "8", "--algorithm", "bfs", "--chunk-size", "1",
+            "--workers", "1", "--name", "interrupted", "--out", str(tmp_path)]
+    proc = subprocess.Popen(args, cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = tmp_path / "interrupted" / "results"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(results.glob("part-*.parquet"))) < 1:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    kept = len(list(results.glob("part-*.parquet")))
+    assert proc.returncode == 130, err
+    assert 1 <= kept < 8 and f"{kept} of 8 chunks are saved" in err
+    command = err.strip().splitlines()[-1].strip()
+    assert command.startswith("python cli.py sweep") and "--name interrupted" in command
+    resumed = subprocess.run([sys.executable, *command.split()[1:]], cwd=ROOT, env=ENV, capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({kept} already done)" in resumed.stderr
+    df = pd.read_parquet(results)
+    assert sorted(df["instance"]) == list(range(8))
