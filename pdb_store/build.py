@@ -67,7 +67,8 @@ def _goal_state(size: int, goal, group, geometry, weights) -> tuple[int, int]:
     return rank, int(region)
 
 
-def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.ndarray:
+def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
+                parallel: bool | None = None) -> np.ndarray:
     """Build the additive pattern database of ``group`` for ``goal``.
 
     Entry ``rank_placement(cells, size*size)`` (``cells`` = the cell of each group tile,
@@ -85,6 +86,8 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.
         Goal tiles, row-major, 0 the blank.
     group : tuple of int
         Pattern tiles, distinct, ascending, without 0.
+    parallel : bool, optional
+        Use all numba threads (default: for tables of ``PARALLEL_MIN_ENTRIES`` or more).
 
     Returns
     -------
@@ -107,7 +110,9 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.
     start, region = _goal_state(size, goal, group, geometry, weights)
     table[start], seen[start], cur[start] = 0, region, region
     moves, depth = neighbours(size), 0
-    layer = _expand_layer if count >= PARALLEL_MIN_ENTRIES else _expand_layer_serial
+    if parallel is None:
+        parallel = count >= PARALLEL_MIN_ENTRIES
+    layer = _expand_layer if parallel else _expand_layer_serial
     while layer(cur, nxt, seen, table, depth, geometry, weights, moves) > 0:
         depth += 1
         if depth > MAX_DEPTH:

@@ -35,6 +35,16 @@ def test_4x4_small_patterns_equal_naive(goal, group):
     np.testing.assert_array_equal(build_table(4, tiles, group), naive_table(4, tiles, group))
 
 
+@pytest.mark.parametrize("size,goal,group", [
+    (3, "blank-last", (1, 2, 3, 4, 5)), (3, "blank-first", (5, 6, 7, 8)),
+    (4, "blank-first", (1, 2, 3)), (4, "blank-last", (4, 8, 12))])
+def test_parallel_and_serial_kernels_equal_naive(size, goal, group):
+    tiles = goal_tiles(goal, size)
+    expected = naive_table(size, tiles, group)
+    for parallel in (True, False):
+        np.testing.assert_array_equal(build_table(size, tiles, group, parallel=parallel), expected)
+
+
 def test_explicit_goal_equals_naive():
     goal = (1, 2, 3, 8, 0, 4, 7, 6, 5)  # the "snail" goal, blank in the centre
     for group in ((1, 2, 3, 8), (4, 5, 6, 7), (2, 4, 6, 8, 1)):
