@@ -192,7 +192,8 @@ def sweep(
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
     typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
                f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
-    _run_sweep(spec, run, plan)
+    if plan.pending:
+        _run_sweep(spec, run, plan)
     summary = run_guarded(lambda: finish(spec, base))
     _print_frame(summary, fmt)
 

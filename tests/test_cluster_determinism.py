@@ -1,0 +1,39 @@
+"""The same sweep gives identical rows in-process, on 1 and on 2 Dask workers, for any chunking."""
+
+import pandas as pd
+
+from cluster.connect import connect
+from cluster.run import run_plan
+from jobs.results import load_results
+from jobs.schema import TIMING_COLUMNS
+from jobs.spec import build_spec
+from jobs.sweep import prepare, run_local
+
+OPTIONS = dict(size=3, count=30, seed=3, algorithms=("astar", "idastar"), heuristics=("manhattan", "linear-conflict"),
+               name="det")
+
+
+def rows(folder) -> pd.DataFrame:
+    return load_results(folder).drop(columns=list(TIMING_COLUMNS)).reset_index(drop=True)
+
+
+def sweep(tmp_path, label, chunk, workers):
+    spec, _ = build_spec({**OPTIONS, "out": str(tmp_path / label), "chunk_size": chunk})
+    plan = prepare(spec)
+    if workers == 0:
+        run_local(plan)
+    else:
+        with connect(workers=workers) as client:
+            run_plan(client, plan)
+            assert len(client.scheduler_info()["workers"]) == workers
+    return spec.folder
+
+
+def test_same_rows_for_any_worker_count_and_chunk_size(tmp_path):
+    reference = rows(sweep(tmp_path, "local", 30, 0))
+    one = sweep(tmp_path, "one", 7, 1)
+    two = sweep(tmp_path, "two", 4, 2)
+    assert len(reference) == 30 * 4 and (reference["status"] == "solved").all()
+    pd.testing.assert_frame_equal(rows(one), reference)
+    pd.testing.assert_frame_equal(rows(two), reference)
+    assert load_results(two)["worker"].nunique() == 2
