@@ -1,0 +1,186 @@
+"""Deliberately naive plain-Python references for the solver tests.
+
+Nothing here imports :mod:`solver`: every function is written from the textbook
+definition so that a shared bug cannot hide in both the code and its reference.
+
+* :func:`bfs_distances` - breadth-first search over the whole 8-puzzle state space
+  from a goal (dict state -> distance), cached per goal for the session.
+* :func:`astar` - A* with a dict of best g and a ``heapq`` open list.
+* :func:`manhattan`, :func:`misplaced`, :func:`euclidean`, :func:`linear_conflict`.
+* :func:`solvable` - inversion counting (odd widths) and the blank-row rule (even widths).
+* :func:`replay` - apply a move string with plain index arithmetic.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from functools import lru_cache
+
+EUCLID_SCALE = 1 << 20  # the fixed point documented in solver/heuristics.py
+DELTAS = {"U": (-1, 0), "L": (0, -1), "R": (0, 1), "D": (1, 0)}  # blank travels
+
+
+def goal_of(name, size: int) -> tuple[int, ...]:
+    """Tiles of the goal ``name`` ('blank-last', 'blank-first') or the tiles given."""
+    n = size * size
+    if name == "blank-last":
+        return tuple(range(1, n)) + (0,)
+    if name == "blank-first":
+        return tuple(range(n))
+    return tuple(name)
+
+
+def side(tiles) -> int:
+    """Width of a square board of ``tiles``."""
+    return math.isqrt(len(tiles))
+
+
+def successors(tiles) -> list[tuple[str, tuple[int, ...]]]:
+    """(move, board) for every legal blank move, in the order U, L, R, D."""
+    size = side(tiles)
+    b = tiles.index(0)
+    r, c = divmod(b, size)
+    out = []
+    for name, (dr, dc) in DELTAS.items():
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < size and 0 <= cc < size:
+            t = list(tiles)
+            t[b], t[rr * size + cc] = t[rr * size + cc], t[b]
+            out.append((name, tuple(t)))
+    return out
+
+
+def replay(tiles, moves: str) -> tuple[int, ...]:
+    """Board reached by moving the blank along ``moves``; ValueError on an illegal move."""
+    board = tuple(tiles)
+    for m in moves:
+        legal = dict(successors(board))
+        if m not in legal:
+            raise ValueError(f"illegal move {m!r}")
+        board = legal[m]
+    return board
+
+
+@lru_cache(maxsize=None)
+def bfs_distances(goal: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """Distance to ``goal`` of every state that can reach it (plain BFS from the goal)."""
+    dist = {goal: 0}
+    queue = deque([goal])
+    while queue:
+        state = queue.popleft()
+        d = dist[state] + 1
+        for _, nxt in successors(state):
+            if nxt not in dist:
+                dist[nxt] = d
+                queue.append(nxt)
+    return dist
+
+
+def goal_cells(goal) -> dict[int, tuple[int, int]]:
+    """(row, column) of each tile in ``goal``."""
+    size = side(goal)
+    return {t: divmod(i, size) for i, t in enumerate(goal)}
+
+
+def manhattan(tiles, goal) -> int:
+    """Sum over non-blank tiles of |row - goal row| + |column - goal column|."""
+    where, size = goal_cells(goal), side(tiles)
+    total = 0
+    for i, t in enumerate(tiles):
+        if t:
+            r, c = divmod(i, size)
+            total += abs(r - where[t][0]) + abs(c - where[t][1])
+    return total
+
+
+def misplaced(tiles, goal) -> int:
+    """Non-blank tiles not on their goal cell."""
+    return sum(1 for a, b in zip(tiles, goal) if a and a != b)
+
+
+def euclidean_fixed(tiles, goal) -> int:
+    """ceil(sum(floor(d * 2^20)) / 2^20): the fixed point of solver/heuristics.py."""
+    where, size = goal_cells(goal), side(tiles)
+    total = 0
+    for i, t in enumerate(tiles):
+        if t:
+            r, c = divmod(i, size)
+            total += math.floor(math.hypot(r - where[t][0], c - where[t][1]) * EUCLID_SCALE)
+    return -(-total // EUCLID_SCALE)
+
+
+def euclidean(tiles, goal) -> int:
+    """ceil of the real sum of straight-line distances of the non-blank tiles."""
+    where, size = goal_cells(goal), side(tiles)
+    total = 0.0
+    for i, t in enumerate(tiles):
+        if t:
+            r, c = divmod(i, size)
+            total += math.sqrt((r - where[t][0]) ** 2 + (c - where[t][1]) ** 2)
+    return math.ceil(total - 1e-9)
+
+
+def longest_increasing(seq) -> int:
+    """Length of the longest strictly increasing subsequence (quadratic DP)."""
+    best = []
+    for i, x in enumerate(seq):
+        best.append(1 + max([best[j] for j in range(i) if seq[j] < x], default=0))
+    return max(best, default=0)
+
+
+def linear_conflict(tiles, goal) -> int:
+    """Manhattan + per line 2 x (own tiles - longest increasing run of their goal indices)."""
+    where, size = goal_cells(goal), side(tiles)
+    extra = 0
+    for line in range(size):
+        row = [tiles[line * size + c] for c in range(size)]
+        own_row = [where[t][1] for t in row if t and where[t][0] == line]
+        col = [tiles[r * size + line] for r in range(size)]
+        own_col = [where[t][0] for t in col if t and where[t][1] == line]
+        extra += 2 * (len(own_row) - longest_increasing(own_row))
+        extra += 2 * (len(own_col) - longest_increasing(own_col))
+    return manhattan(tiles, goal) + extra
+
+
+HEURISTICS = {"manhattan": manhattan, "misplaced": misplaced, "euclidean": euclidean,
+              "linear-conflict": linear_conflict}
+
+
+def inversions(tiles) -> int:
+    """Pairs of non-blank tiles in the wrong order (the textbook count)."""
+    seq = [t for t in tiles if t]
+    return sum(1 for i in range(len(seq)) for j in range(i + 1, len(seq)) if seq[i] > seq[j])
+
+
+def solvable(tiles, goal_name: str = "blank-last") -> bool:
+    """Textbook solvability for the standard goals (both list non-blank tiles 1..N-1 in order).
+
+    Odd width: the inversion count is even. Even width: inversions plus the blank's row
+    has the parity it has in the goal (a vertical move changes both by an odd amount).
+    """
+    size = side(tiles)
+    goal = goal_of(goal_name, size)
+    if size % 2:
+        return inversions(tiles) % 2 == 0
+    blank_row, goal_row = tiles.index(0) // size, goal.index(0) // size
+    return (inversions(tiles) + blank_row) % 2 == goal_row % 2
+
+
+def astar(start, goal, h=manhattan) -> int | None:
+    """Cost of an optimal path from ``start`` to ``goal`` (dict g, heapq open list)."""
+    start, goal = tuple(start), tuple(goal)
+    best = {start: 0}
+    heap = [(h(start, goal), 0, start)]
+    while heap:
+        f, g, state = heapq.heappop(heap)
+        if g > best[state]:
+            continue
+        if state == goal:
+            return g
+        for _, nxt in successors(state):
+            if g + 1 < best.get(nxt, 1 << 30):
+                best[nxt] = g + 1
+                heapq.heappush(heap, (g + 1 + h(nxt, goal), g + 1, nxt))
+    return None
