@@ -20,8 +20,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     NUMBA_CACHE_DIR=/var/cache/numba \
     TILESWEEP_STORE=/data/pdb
 
-RUN groupadd --gid "${GID}" tilesweep \
- && useradd --uid "${UID}" --gid "${GID}" --create-home --shell /bin/bash tilesweep
+# --non-unique: a host gid such as 20 (macOS "staff") may already name a group in Debian.
+RUN groupadd --non-unique --gid "${GID}" tilesweep \
+ && useradd --non-unique --uid "${UID}" --gid "${GID}" --create-home --shell /bin/bash tilesweep
 
 WORKDIR /app
 COPY . /app
