@@ -24,3 +24,13 @@ def read_korf100() -> dict[int, tuple[int, ...]]:
 @pytest.fixture(scope="session")
 def korf100() -> dict[int, tuple[int, ...]]:
     return read_korf100()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leave ``slow`` tests out unless the run selects them with ``-m slow`` (or any -m naming it)."""
+    if "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow tier: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -184,3 +184,102 @@ def astar(start, goal, h=manhattan) -> int | None:
                 best[nxt] = g + 1
                 heapq.heappush(heap, (g + 1 + h(nxt, goal), g + 1, nxt))
     return None
+
+
+def idastar(start, goal, h=manhattan) -> dict:
+    """IDA* (Korf 1985) with the accounting of DESIGN.md, as a plain recursion.
+
+    Moves U, L, R, D; never the inverse of the previous move; the root counts once; a
+    child counts as generated when created and is the goal only if its f is within the
+    bound. Returns cost, moves, generated, expanded and iterations [(bound, generated)].
+    """
+    start, goal = tuple(start), tuple(goal)
+    inverse = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    stats = {"generated": 1, "expanded": 0}
+    bound = h(start, goal)
+    iterations = []
+    if start == goal:
+        return dict(cost=0, moves="", iterations=[(bound, 1)], **stats)
+
+    def contour(state, g, last, path):
+        """Return the goal path, or the smallest f above the bound."""
+        stats["expanded"] += 1
+        smallest = None
+        for move, nxt in successors(state):
+            if last and move == inverse[last]:
+                continue
+            stats["generated"] += 1
+            f = g + 1 + h(nxt, goal)
+            if f > bound:
+                smallest = f if smallest is None else min(smallest, f)
+                continue
+            if nxt == goal:
+                return path + move
+            found = contour(nxt, g + 1, move, path + move)
+            if isinstance(found, str):
+                return found
+            if found is not None:
+                smallest = found if smallest is None else min(smallest, found)
+        return smallest
+
+    while True:
+        before = stats["generated"] - (1 if not iterations else 0)
+        found = contour(start, 0, None, "")
+        iterations.append((bound, stats["generated"] - before))
+        if isinstance(found, str):
+            return dict(cost=len(found), moves=found, iterations=iterations, **stats)
+        bound = found
+
+
+def astar_counts(start, goal, h=manhattan) -> dict:
+    """A* with the DESIGN.md accounting and tie-breaking (f, then larger g, then FIFO)."""
+    start, goal = tuple(start), tuple(goal)
+    inverse = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    best, last, parent = {start: 0}, {start: None}, {start: None}
+    heap = [(h(start, goal), 0, 0, start)]
+    generated, expanded, seq = 1, 0, 1
+    while heap:
+        _, neg_g, _, state = heapq.heappop(heap)
+        g = -neg_g
+        if g != best[state]:
+            continue
+        if state == goal:
+            moves = ""
+            while parent[state] is not None:
+                moves = last[state] + moves
+                state = parent[state]
+            return dict(cost=g, moves=moves, generated=generated, expanded=expanded)
+        expanded += 1
+        for move, nxt in successors(state):
+            if last[state] and move == inverse[last[state]]:
+                continue
+            generated += 1
+            if g + 1 < best.get(nxt, 1 << 30):
+                best[nxt], last[nxt], parent[nxt] = g + 1, move, state
+                heapq.heappush(heap, (g + 1 + h(nxt, goal), -(g + 1), seq, nxt))
+                seq += 1
+    return {}
+
+
+def bfs_counts(start, goal) -> dict:
+    """Breadth-first search from ``start``; goal test at generation; DESIGN.md accounting."""
+    start, goal = tuple(start), tuple(goal)
+    if start == goal:
+        return dict(cost=0, generated=1, expanded=0)
+    inverse = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    depth, last = {start: 0}, {start: None}
+    queue = deque([start])
+    generated, expanded = 1, 0
+    while queue:
+        state = queue.popleft()
+        expanded += 1
+        for move, nxt in successors(state):
+            if last[state] and move == inverse[last[state]]:
+                continue
+            generated += 1
+            if nxt not in depth:
+                depth[nxt], last[nxt] = depth[state] + 1, move
+                if nxt == goal:
+                    return dict(cost=depth[nxt], generated=generated, expanded=expanded)
+                queue.append(nxt)
+    return {}
