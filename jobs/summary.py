@@ -4,7 +4,7 @@ Node, EBF, cost and time statistics are over *solved* rows (a budget-exceeded or
 row has no comparable node count); the status counts cover every row. ``nodes_per_second``
 is total nodes generated over total search seconds of the solved rows. With a baseline
 heuristic, each other heuristic is paired with it per algorithm on the same instances
-(same size, goal and tiles) where both solved: ``node_reduction_pct`` is
+(same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
 ``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, and ``fewer`` /
 ``equal`` / ``more`` count pairs by per-instance nodes.
 """
@@ -19,7 +19,7 @@ import pandas as pd
 from solver.errors import InvalidOptionError
 
 KEYS = ["size", "algorithm", "heuristic"]
-INSTANCE_KEYS = ["size", "goal", "tiles"]
+INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
 STATUS_COLUMNS = ["solved", "unsolvable", "budget_exceeded", "error"]
 
 

@@ -8,7 +8,7 @@ from solver.errors import InvalidOptionError
 
 
 def row(instance, heuristic, nodes, status="solved", cost=10, seconds=0.5, algorithm="astar"):
-    return dict(size=3, goal="blank-last", tiles=f"t{instance}", instance=instance, algorithm=algorithm,
+    return dict(sweep="s", size=3, goal="blank-last", tiles=f"t{instance}", instance=instance, algorithm=algorithm,
                 heuristic=heuristic, status=status, cost=cost if status == "solved" else None,
                 nodes_generated=nodes, ebf=1.5 if status == "solved" else None, seconds=seconds)
 
