@@ -19,6 +19,7 @@ discoveries of one placement safe.
 import numba
 import numpy as np
 from numba import prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from solver.jit import JIT_OPTIONS, kernel
 
@@ -99,10 +100,16 @@ def _expand(rank, region, cells, tile_at, free, nxt, seen, table, depth, geometr
 
     ``geometry`` is int64[5]: k, n_cells, size, not_left mask, not_right mask.
     """
-    k, size, not_left, not_right = geometry[0], geometry[2], geometry[3], geometry[4]
+    size, not_left, not_right = geometry[2], geometry[3], geometry[4]
+    everything = (np.int64(1) << geometry[1]) - 1
+    # pattern tiles next to the blank region: only they can move
+    movable = (((region & not_right) << 1) | ((region & not_left) >> 1) | (region << size)
+               | (region >> size)) & everything & ~free
     found = 0
-    for i in range(k):
-        src = cells[i]
+    while movable != 0:
+        src = np.int64(trailing_zeros(movable))
+        movable &= movable - 1
+        i = tile_at[src]
         for m in range(4):
             dst = np.int64(neighbours[src, m])
             if dst < 0 or (region >> dst) & 1 == 0:
