@@ -144,3 +144,40 @@ def test_kernels_use_the_project_jit_options():
         assert type(dispatcher._cache).__name__ == "FunctionCache", name
     assert PARALLEL_JIT_OPTIONS == dict(JIT_OPTIONS, parallel=True)
     assert bfs._expand_layer.targetoptions["parallel"] is True
+
+
+def _random_walks(goal, size: int, count: int, steps: int, seed: int) -> np.ndarray:
+    """States ``steps`` random blank moves from ``goal``: their distance is at most ``steps``."""
+    rng = np.random.default_rng(seed)
+    states = np.empty((count, size * size), dtype=np.int64)
+    for row in range(count):
+        tiles, blank = list(goal), goal.index(0)
+        for _ in range(steps):
+            r, c = divmod(blank, size)
+            options = [(r + dr) * size + c + dc for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                       if 0 <= r + dr < size and 0 <= c + dc < size]
+            cell = options[rng.integers(len(options))]
+            tiles[blank], tiles[cell], blank = tiles[cell], 0, cell
+        states[row] = tiles
+    return states
+
+
+def _check_partition_on_walks(partition: str, goal_name: str, expected_max: tuple[int, ...]):
+    goal = goal_tiles(goal_name, 4)
+    groups = partition_groups(partition, 4, goal)
+    tables = [build_table(4, goal, group) for group in groups]
+    assert tuple(int(t.max()) for t in tables) == expected_max
+    for steps in (5, 20, 60):
+        states = _random_walks(goal, 4, 400, steps, seed=steps)
+        total = sum(t[_group_ranks(states, g)].astype(np.int64) for t, g in zip(tables, groups))
+        assert (total <= steps).all()  # admissible: never above a known path length
+        assert (total >= _manhattan(states, goal, tuple(range(1, 16)), 4)).all()
+
+
+def test_5_5_5_is_admissible_on_random_walks():
+    _check_partition_on_walks("5-5-5", "blank-first", (22, 23, 22))
+
+
+@pytest.mark.slow
+def test_6_6_3_is_admissible_on_random_walks():
+    _check_partition_on_walks("6-6-3", "blank-last", (28, 27, 15))
