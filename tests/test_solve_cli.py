@@ -1,0 +1,146 @@
+"""The ``solve`` command: human, JSON and trace output; exit codes; one-line errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import naive
+from cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+JSON_KEYS = {"tiles", "size", "goal", "algorithm", "heuristic", "status", "cost", "moves",
+             "nodes_generated", "nodes_expanded", "ebf", "h0", "seconds"}
+runner = CliRunner()
+
+
+def run_cli(*args):
+    """``python cli.py ARGS`` from the repo root."""
+    return subprocess.run([sys.executable, "cli.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def invoke(*args):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_human_output():
+    p = run_cli("solve", "8 6 7 2 5 4 3 0 1", "--algorithm", "astar", "--heuristic", "linear-conflict")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.splitlines()[:3] == ["8 6 7", "2 5 4", "3 . 1"]
+    assert "status     solved" in out and "cost       31" in out
+    moves = next(line.split()[1] for line in out.splitlines() if line.startswith("moves"))
+    assert len(moves) == 31 and naive.replay((8, 6, 7, 2, 5, 4, 3, 0, 1), moves) == (1, 2, 3, 4, 5, 6, 7, 8, 0)
+    for label in ("generated", "expanded", "ebf", "h0", "seconds"):
+        assert any(line.startswith(label) for line in out.splitlines()), label
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("algorithm", ["astar", "idastar", "bfs", "dfs"])
+def test_json_output(algorithm):
+    p = run_cli("solve", "867254301", "-a", algorithm, "--json") if algorithm == "idastar" else None
+    result = invoke("solve", "8,6,7,2,5,4,3,0,1", "-a", algorithm, "--json")
+    outputs = [result.stdout] + ([p.stdout] if p else [])
+    for out in outputs:
+        lines = out.strip().splitlines()
+        assert len(lines) == 1
+        data = json.loads(lines[0])
+        assert JSON_KEYS <= set(data)
+        assert data["tiles"] == "8 6 7 2 5 4 3 0 1" and data["size"] == 3 and data["goal"] == "blank-last"
+        assert data["algorithm"] == algorithm and data["status"] == "solved"
+        assert len(data["moves"]) == data["cost"]
+        assert naive.replay((8, 6, 7, 2, 5, 4, 3, 0, 1), data["moves"]) == (1, 2, 3, 4, 5, 6, 7, 8, 0)
+        if algorithm != "dfs":
+            assert data["cost"] == 31
+        assert data["h0"] == 21 and data["nodes_generated"] >= data["nodes_expanded"]
+        if algorithm == "idastar":
+            assert data["heuristic"] == "manhattan"
+            assert [it["bound"] for it in data["iterations"]] == [21, 23, 25, 27, 29, 31]
+            assert sum(it["nodes_generated"] for it in data["iterations"]) == data["nodes_generated"]
+
+
+def test_trace_prints_iteration_table():
+    result = invoke("solve", "2 3 1 4 5 6 7 8 0", "--trace")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if "bound" in line and "nodes" in line)
+    bounds = [int(line.split()[1]) for line in lines[header + 1:] if line.strip()]
+    assert bounds == [4, 6, 8, 10, 12, 14, 16]
+
+
+@pytest.mark.parametrize("text", ["1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0", "1 3 2 4 5 6 7 8 0"])
+def test_unsolvable_exits_zero(text):
+    p = run_cli("solve", text, "--json") if text.startswith("1 3") else None
+    result = invoke("solve", text, "--json")
+    for code, out in [(result.exit_code, result.stdout)] + ([(p.returncode, p.stdout)] if p else []):
+        assert code == 0
+        data = json.loads(out)
+        assert data["status"] == "unsolvable" and data["nodes_generated"] == 0 and data["cost"] is None
+    human = invoke("solve", text)
+    assert human.exit_code == 0 and "unsolvable" in human.stdout
+
+
+def test_budget_exceeded():
+    result = invoke("solve", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first",
+                    "--max-nodes", "500", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["status"] == "budget_exceeded" and data["nodes_generated"] <= 500
+
+
+def test_explicit_goal_and_size():
+    result = invoke("solve", "1 2 3 4 5 6 7 8 0", "--goal", "1,2,3,4,5,6,7,0,8", "--size", "3", "--json")
+    data = json.loads(result.stdout)
+    assert data["cost"] == 1 and data["moves"] == "L" and data["goal"] == "1 2 3 4 5 6 7 0 8"
+
+
+GOOD = "1 2 3 4 5 6 7 8 0"
+BAD = [  # (arguments, a value the one-line message must quote)
+    (["1 2 3"], "1 2 3"),                                           # wrong count
+    (["1 1 2 3 4 5 6 7 8"], "1 1 2 3 4 5 6 7 8"),                   # duplicates
+    (["1 2 3 4 5 6 7 8 x"], "x"),                                   # letters
+    (["1 2 3 4 5 6 7 8 -1"], "-1"),                                 # negative number
+    (["1 2 3 4 5 6 7 8 9"], "9"),                                   # out of range
+    ([""], "''"),                                                   # empty string
+    ([GOOD, "-a", "greedy"], "greedy"),                             # unknown algorithm
+    ([GOOD, "-h", "hamming"], "hamming"),                           # unknown heuristic
+    ([GOOD, "--size", "4"], "4"),                                   # size mismatch
+    ([GOOD, "--size", "7"], "7"),                                   # unsupported size
+    ([GOOD, "--goal", "1 2 3"], "1 2 3"),                           # goal mismatch
+    ([GOOD, "--goal", "1 1 2 3 4 5 6 7 8"], "1 1 2 3 4 5 6 7 8"),   # goal with a duplicate
+    ([GOOD, "--goal", "blank-middle"], "blank-middle"),             # unknown goal name
+    ([GOOD, "--max-nodes", "-5"], "-5"),                            # negative budget
+    ([GOOD, "--max-nodes", "0"], "0"),                              # zero budget
+    ([GOOD, "-h", "pdb:9-9"], "9-9"),                               # unknown partition
+    ([GOOD, "-h", "pdb:1,2/2,3"], "1,2/2,3"),                       # malformed groups
+    ([GOOD, "-h", "pdb:1,x/3"], "1,x"),                             # not a tile list
+    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-h", "pdb:1,2,3,4/5,6,7,8+reflect"],
+     "pdb:1,2,3,4/5,6,7,8+reflect"),                                # reflect, blank off diagonal
+    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-h", "pdb:4-4+reflect"], "4-4"),
+    (["-1 2 3 4 5 6 7 8 0"], "-1"),                                 # leading negative number
+    ([GOOD, "--max-nodes", "abc"], "abc"),                          # budget not a number
+]
+
+
+@pytest.mark.parametrize("args, quoted", BAD, ids=[" ".join(a) or "empty" for a, _ in BAD])
+def test_bad_input_one_line_exit_2(args, quoted):
+    result = invoke("solve", *args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert quoted in lines[0]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args, quoted", [BAD[0], BAD[7], BAD[20]], ids=["count", "heuristic", "leading-minus"])
+def test_bad_input_subprocess(args, quoted):
+    p = run_cli("solve", *args)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert quoted in p.stderr and "Traceback" not in p.stderr + p.stdout
