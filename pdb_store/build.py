@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.errors import InvalidBoardError
-from solver.geometry import neighbours
+from solver.geometry import SIZES, neighbours
 from solver.ranking import placement_count
 
 from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
@@ -26,8 +26,9 @@ def check_goal_group(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -
     InvalidBoardError
         Quoting the bad size, goal or group and saying what was expected.
     """
-    if size not in (2, 3, 4, 5):
-        raise InvalidBoardError(f"size {size!r} is not supported for pattern databases; expected 3, 4 or 5")
+    if size not in SIZES:
+        raise InvalidBoardError(f"size {size!r} is not supported for pattern databases; "
+                                f"expected one of {SIZES}")
     n = size * size
     goal, group = tuple(int(t) for t in goal), tuple(int(t) for t in group)
     if sorted(goal) != list(range(n)):

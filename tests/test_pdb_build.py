@@ -45,6 +45,13 @@ def test_parallel_and_serial_kernels_equal_naive(size, goal, group):
         np.testing.assert_array_equal(build_table(size, tiles, group, parallel=parallel), expected)
 
 
+@pytest.mark.parametrize("goal", GOALS)
+def test_5x5_two_tile_patterns_equal_naive(goal):
+    tiles = goal_tiles(goal, 5)
+    for group in ((1, 2), (7, 13)):
+        np.testing.assert_array_equal(build_table(5, tiles, group), naive_table(5, tiles, group))
+
+
 def test_explicit_goal_equals_naive():
     goal = (1, 2, 3, 8, 0, 4, 7, 6, 5)  # the "snail" goal, blank in the centre
     for group in ((1, 2, 3, 8), (4, 5, 6, 7), (2, 4, 6, 8, 1)):
