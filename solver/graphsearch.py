@@ -19,7 +19,7 @@ when its children are generated.
 
 import numpy as np
 
-from .hstate import HS_LEN, SAVE_LEN, apply_move, h_init, undo_move
+from .hstate import HS_LEN, child_h, h_init, slide
 from .idastar import is_goal
 from .jit import kernel
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
@@ -97,14 +97,16 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
     path : int8[cost]     the moves found
     cost, generated, expanded, max_depth, h0 : int64
     """
+    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
+        group_k, tables, reflect, refl_tile, refl_cell = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
-    hs = np.zeros(HS_LEN, dtype=np.int64)
-    saves = np.zeros((1, SAVE_LEN), dtype=np.int64)
-    h0 = h_init(tiles, pos, size, H, hs)
+    rows = np.zeros((1, HS_LEN), dtype=np.int64)
+    parts = np.zeros(7, dtype=np.int64)
+    h0 = h_init(tiles, pos, size, H, rows, 0)
     empty_path = np.zeros(0, dtype=np.int8)
     if is_goal(tiles, goal_pos):
         return 0, empty_path, 0, 1, 0, 0, h0
@@ -165,7 +167,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
             return 2, empty_path, 0, generated, expanded, max_depth, h0
         expanded += 1
         if kind == ASTAR:
-            h_init(tiles, pos, size, H, hs)
+            h_init(tiles, pos, size, H, rows, 0)
         blank = pos[0]
         n_children = 0
         for m in range(4):
@@ -177,7 +179,15 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
             if generated >= max_nodes:
                 return 1, empty_path, 0, generated, expanded, max_depth, h0
             generated += 1
-            hc = apply_move(tiles, pos, size, H, hs, saves, 0, blank, tgt)
+            t = tiles[tgt]
+            slide(tiles, pos, blank, tgt)
+            hc = 0
+            if kind == ASTAR:
+                g1 = tile_group[t] if n_groups > 0 else -1
+                g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
+                hc = child_h(tiles, pos, size, t, blank, tgt, rows, 0, tile_cost, scale, use_lc,
+                             lc_code, lc_table, n_groups, group_tiles, group_k, g1, tables[max(g1, 0)],
+                             g2, tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
             k1, k2 = pack(tiles)
             slot = find_slot(slots, keys, k1, k2)
             known = slots[slot]
@@ -209,7 +219,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
                         path = np.zeros(g + 1, dtype=np.int8)
                         trace_path(parents, moves, known, path)
                         return 0, path, g + 1, generated, expanded, max_depth, h0
-            undo_move(tiles, pos, hs, saves, 0, blank, tgt)
+            slide(tiles, pos, tgt, blank)
         if kind == DFS:
             for i in range(n_children - 1, -1, -1):  # U ends on top of the stack
                 if frontier_len == frontier.shape[0]:

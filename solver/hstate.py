@@ -1,55 +1,50 @@
 """Incremental evaluation of a :class:`~solver.heuristics.KernelHeuristic` inside kernels.
 
-A search keeps the board twice (``tiles[cell]`` and ``pos[tile]``) and the heuristic's
-parts in ``hs`` (int64[HS_LEN]): the scaled per-tile sum, the linear-conflict and pattern
-sums, and each line's and group's current value. A move changes one tile, so it changes
-at most two lines and one group in each orientation; :func:`apply_move` updates just
-those and records the old values in a ``save`` row (int64[SAVE_LEN]) for :func:`undo_move`.
+A search keeps the board twice (``tiles[cell]`` and ``pos[tile]``) and, per depth, a
+row of the heuristic's parts (int64[HS_LEN]): the scaled per-tile sum, the
+linear-conflict and pattern sums, and each line's and group's value. A move changes one
+tile, so it changes at most two lines, one group and one reflected group: a child's h is
+the parent's row plus those few differences (:func:`child_h`), and only a child that is
+kept gets a row of its own (:func:`commit_child`).
+
+Numba copies and reference-counts every array or tuple handed to a function, so the
+helpers take single arrays, never the heuristic tuple; kernels unpack it once.
 """
 
 import numpy as np
 
-from .jit import kernel
+from .jit import inline_kernel, kernel
 
 HS_TILES, HS_LC, HS_PDB, HS_PDB_REFL = 0, 1, 2, 3
 HS_LINE0 = 4            # 2n line values (n <= 5)
 HS_GROUP0 = 14          # MAX_GROUPS group values
 HS_RGROUP0 = 22         # MAX_GROUPS reflected group values
 HS_LEN = 30
-SAVE_LEN = 12
 
 
-@kernel
-def popcount32(x):
-    """Number of set bits of a 32-bit value."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
-
-
-@kernel
-def group_value(pos, g, H, reflected):
+@inline_kernel
+def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, reflected):
     """PDB value of group ``g`` for the board (``reflected``: of its mirror image)."""
-    k = H.group_k[g]
-    table = H.tables[g]
     n_cells = pos.shape[0]
     used = np.int64(0)
     rank = np.int64(0)
-    for i in range(k):
-        t = H.group_tiles[g, i]
+    for i in range(group_k[g]):
+        t = group_tiles[g, i]
         if reflected:
-            c = np.int64(H.refl_cell[pos[H.refl_tile[t]]])
+            c = np.int64(refl_cell[pos[refl_tile[t]]])
         else:
             c = np.int64(pos[t])
-        below = popcount32(used & ((np.int64(1) << c) - 1))
+        x = used & ((np.int64(1) << c) - 1)  # cells of earlier tiles below c
+        x = x - ((x >> 1) & 0x55555555)
+        x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+        below = (((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
         rank = rank * (n_cells - i) + (c - below)
         used |= np.int64(1) << c
     return np.int64(table[rank])
 
 
-@kernel
-def line_value(tiles, line, size, H):
+@inline_kernel
+def line_value(tiles, line, size, lc_code, lc_table):
     """Linear-conflict extra cost of one row (``line < size``) or column."""
     if line < size:
         start, step = line * size, 1
@@ -58,123 +53,125 @@ def line_value(tiles, line, size, H):
     code = 0
     mult = 1
     for i in range(size):
-        code += H.lc_code[line, tiles[start + i * step]] * mult
+        code += lc_code[line, tiles[start + i * step]] * mult
         mult *= size + 1
-    return np.int64(H.lc_table[code])
+    return np.int64(lc_table[code])
 
 
-@kernel
-def h_total(hs, H):
-    """The heuristic value held in ``hs``."""
-    h = hs[HS_TILES]
-    if H.scale != 1:
-        h = (h + H.scale - 1) // H.scale
-    if H.use_lc:
-        h += hs[HS_LC]
-    if H.n_groups > 0:
-        p = hs[HS_PDB]
-        if H.reflect and hs[HS_PDB_REFL] > p:
-            p = hs[HS_PDB_REFL]
+@inline_kernel
+def h_of_row(row, scale, use_lc, n_groups, reflect):
+    """The heuristic value held in one row of parts."""
+    h = row[HS_TILES]
+    if scale != 1:
+        h = (h + scale - 1) // scale
+    if use_lc:
+        h += row[HS_LC]
+    if n_groups > 0:
+        p = row[HS_PDB]
+        if reflect and row[HS_PDB_REFL] > p:
+            p = row[HS_PDB_REFL]
         h += p
     return h
 
 
 @kernel
-def h_init(tiles, pos, size, H, hs):
-    """Fill ``hs`` for the board from scratch and return the heuristic value."""
-    hs[:] = 0
+def h_init(tiles, pos, size, H, rows, d):
+    """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
+    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
+        group_k, tables, reflect, refl_tile, refl_cell = H
+    row = rows[d]
+    row[:] = 0
     for t in range(1, tiles.shape[0]):
-        hs[HS_TILES] += H.tile_cost[t, pos[t]]
-    if H.use_lc:
+        row[HS_TILES] += tile_cost[t, pos[t]]
+    if use_lc:
         for line in range(2 * size):
-            v = line_value(tiles, line, size, H)
-            hs[HS_LINE0 + line] = v
-            hs[HS_LC] += v
-    for g in range(H.n_groups):
-        v = group_value(pos, g, H, False)
-        hs[HS_GROUP0 + g] = v
-        hs[HS_PDB] += v
-        if H.reflect:
-            v = group_value(pos, g, H, True)
-            hs[HS_RGROUP0 + g] = v
-            hs[HS_PDB_REFL] += v
-    return h_total(hs, H)
+            v = line_value(tiles, line, size, lc_code, lc_table)
+            row[HS_LINE0 + line] = v
+            row[HS_LC] += v
+    for g in range(n_groups):
+        v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, False)
+        row[HS_GROUP0 + g] = v
+        row[HS_PDB] += v
+        if reflect:
+            v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, True)
+            row[HS_RGROUP0 + g] = v
+            row[HS_PDB_REFL] += v
+    return h_of_row(row, scale, use_lc, n_groups, reflect)
 
 
-@kernel
-def _update_line(tiles, line, size, H, hs, save, d, slot):
-    """Recompute one line value, saving the old one in ``save[d, slot:slot+2]``."""
-    save[d, slot] = HS_LINE0 + line
-    save[d, slot + 1] = hs[HS_LINE0 + line]
-    v = line_value(tiles, line, size, H)
-    hs[HS_LC] += v - hs[HS_LINE0 + line]
-    hs[HS_LINE0 + line] = v
+@inline_kernel
+def moved_lines(blank, target, size):
+    """The two lines whose conflicts a move can change (the moved tile's old and new)."""
+    if blank // size == target // size:  # horizontal: the tile changed column
+        return size + blank % size, size + target % size
+    return blank // size, target // size
 
 
-@kernel
-def _update_group(pos, g, H, hs, save, d, slot, reflected):
-    """Recompute one (possibly reflected) group value, saving the old one."""
-    at = (HS_RGROUP0 if reflected else HS_GROUP0) + g
-    total = HS_PDB_REFL if reflected else HS_PDB
-    save[d, slot] = at
-    save[d, slot + 1] = hs[at]
-    v = group_value(pos, g, H, reflected)
-    hs[total] += v - hs[at]
-    hs[at] = v
+@inline_kernel
+def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
+            lc_table, n_groups, group_tiles, group_k, g, table_g, g2, table_g2, reflect,
+            refl_tile, refl_cell, parts):
+    """h of the child where tile ``t`` has moved from ``target`` into ``blank``.
 
-
-@kernel
-def apply_move(tiles, pos, size, H, hs, save, d, blank, target):
-    """Slide the tile on ``target`` into the blank cell; update ``hs``; return new h.
-
-    ``save[d]`` (``save`` is int64[depth, SAVE_LEN]) receives what :func:`undo_move`
-    needs: the four sums, then (index, old value) pairs for two lines, one group and one
-    reflected group (index -1 when unused).
+    The board must already show the move. ``g`` and ``g2`` are the groups of ``t`` and of
+    its mirror tile (-1 for none) and ``table_g``, ``table_g2`` their tables. The new
+    parts go to ``parts`` (int64[7]: tile sum, line a, value a, line b, value b, group
+    value, mirror group value) for :func:`commit_child`.
     """
+    row = rows[d]
+    s = row[HS_TILES] + tile_cost[t, blank] - tile_cost[t, target]
+    parts[0] = s
+    h = s if scale == 1 else (s + scale - 1) // scale
+    if use_lc:
+        la, lb = moved_lines(blank, target, size)
+        va = line_value(tiles, la, size, lc_code, lc_table)
+        vb = line_value(tiles, lb, size, lc_code, lc_table)
+        parts[1], parts[2], parts[3], parts[4] = la, va, lb, vb
+        h += row[HS_LC] - row[HS_LINE0 + la] - row[HS_LINE0 + lb] + va + vb
+    if n_groups > 0:
+        p = row[HS_PDB]
+        if g >= 0:
+            v = group_value(pos, g, group_tiles, group_k, table_g, refl_tile, refl_cell, False)
+            parts[5] = v
+            p += v - row[HS_GROUP0 + g]
+        if reflect:
+            q = row[HS_PDB_REFL]
+            if g2 >= 0:
+                v = group_value(pos, g2, group_tiles, group_k, table_g2, refl_tile, refl_cell, True)
+                parts[6] = v
+                q += v - row[HS_RGROUP0 + g2]
+            if q > p:
+                p = q
+        h += p
+    return h
+
+
+@inline_kernel
+def commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts):
+    """Write ``rows[d + 1]``: the parent's parts with those :func:`child_h` changed."""
+    parent = rows[d]
+    row = rows[d + 1]
+    row[:] = parent
+    row[HS_TILES] = parts[0]
+    if use_lc:
+        la, va, lb, vb = parts[1], parts[2], parts[3], parts[4]
+        row[HS_LC] += va + vb - parent[HS_LINE0 + la] - parent[HS_LINE0 + lb]
+        row[HS_LINE0 + la] = va
+        row[HS_LINE0 + lb] = vb
+    if n_groups > 0:
+        if g >= 0:
+            row[HS_PDB] += parts[5] - parent[HS_GROUP0 + g]
+            row[HS_GROUP0 + g] = parts[5]
+        if reflect and g2 >= 0:
+            row[HS_PDB_REFL] += parts[6] - parent[HS_RGROUP0 + g2]
+            row[HS_RGROUP0 + g2] = parts[6]
+
+
+@inline_kernel
+def slide(tiles, pos, blank, target):
+    """Move the tile on ``target`` into the blank cell."""
     t = tiles[target]
     tiles[blank] = t
     tiles[target] = 0
     pos[t] = blank
     pos[0] = target
-    save[d, 0] = hs[HS_TILES]
-    save[d, 1] = hs[HS_LC]
-    save[d, 2] = hs[HS_PDB]
-    save[d, 3] = hs[HS_PDB_REFL]
-    hs[HS_TILES] += H.tile_cost[t, blank] - H.tile_cost[t, target]
-    save[d, 4] = -1
-    save[d, 6] = -1
-    save[d, 8] = -1
-    save[d, 10] = -1
-    if H.use_lc:
-        if blank // size == target // size:  # horizontal: the tile changed column
-            _update_line(tiles, size + blank % size, size, H, hs, save, d, 4)
-            _update_line(tiles, size + target % size, size, H, hs, save, d, 6)
-        else:
-            _update_line(tiles, blank // size, size, H, hs, save, d, 4)
-            _update_line(tiles, target // size, size, H, hs, save, d, 6)
-    if H.n_groups > 0:
-        g = H.tile_group[t]
-        if g >= 0:
-            _update_group(pos, g, H, hs, save, d, 8, False)
-        if H.reflect:
-            g = H.tile_group[H.refl_tile[t]]
-            if g >= 0:
-                _update_group(pos, g, H, hs, save, d, 10, True)
-    return h_total(hs, H)
-
-
-@kernel
-def undo_move(tiles, pos, hs, save, d, blank, target):
-    """Undo :func:`apply_move` (same ``blank`` and ``target``)."""
-    t = tiles[blank]
-    tiles[target] = t
-    tiles[blank] = 0
-    pos[t] = target
-    pos[0] = blank
-    hs[HS_TILES] = save[d, 0]
-    hs[HS_LC] = save[d, 1]
-    hs[HS_PDB] = save[d, 2]
-    hs[HS_PDB_REFL] = save[d, 3]
-    for slot in range(4, SAVE_LEN, 2):
-        if save[d, slot] >= 0:
-            hs[save[d, slot]] = save[d, slot + 1]

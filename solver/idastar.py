@@ -10,7 +10,7 @@ reproduces Korf's published node counts exactly.
 
 import numpy as np
 
-from .hstate import HS_LEN, HS_TILES, SAVE_LEN, apply_move, h_init, undo_move
+from .hstate import HS_LEN, HS_TILES, child_h, commit_child, h_init, slide
 from .jit import kernel
 
 MAX_DEPTH = 1024
@@ -27,14 +27,10 @@ def is_goal(tiles, goal_pos):
 
 
 @kernel
-def _unwind(tiles, pos, hs, saves, blanks, d, per_tile):
+def _unwind(tiles, pos, blanks, d):
     """Undo the moves of depths ``d-1 .. 0`` so the caller's board is restored."""
     for k in range(d - 1, -1, -1):
-        if per_tile:
-            tiles[blanks[k + 1]] = tiles[blanks[k]]
-            tiles[blanks[k]] = 0
-        else:
-            undo_move(tiles, pos, hs, saves, k, blanks[k], blanks[k + 1])
+        slide(tiles, pos, blanks[k + 1], blanks[k])
 
 
 @kernel
@@ -58,24 +54,24 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
     n_iter, h0 : int64
     """
+    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
+        group_k, tables, reflect, refl_tile, refl_cell = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
-    # Pure per-tile heuristics update h from the parent's sum without touching the
-    # board, so children cut off by the bound cost two table reads.
-    per_tile = not H.use_lc and H.n_groups == 0
-    scale = H.scale
-    hs = np.zeros(HS_LEN, dtype=np.int64)
-    saves = np.zeros((MAX_DEPTH, SAVE_LEN), dtype=np.int64)
-    sums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    # Pure per-tile heuristics take a child's h from the parent's sum without touching
+    # the board, so a child cut off by the bound costs two table reads.
+    per_tile = not use_lc and n_groups == 0
+    rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
+    parts = np.zeros(7, dtype=np.int64)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
     next_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     blanks = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     bounds = np.zeros(MAX_ITERATIONS, dtype=np.int64)
     iter_nodes = np.zeros(MAX_ITERATIONS, dtype=np.int64)
-    h0 = h_init(tiles, pos, size, H, hs)
+    h0 = h_init(tiles, pos, size, H, rows, 0)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     bound = h0
@@ -93,19 +89,12 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
         d = 0
         next_move[0] = 0
         blanks[0] = pos[0]
-        sums[0] = hs[HS_TILES]
         while d >= 0:
             m = next_move[d]
             if m == 4:  # all children tried: back up
                 d -= 1
                 if d >= 0:
-                    b = blanks[d]
-                    tgt = blanks[d + 1]
-                    if per_tile:
-                        tiles[tgt] = tiles[b]
-                        tiles[b] = 0
-                    else:
-                        undo_move(tiles, pos, hs, saves, d, b, tgt)
+                    slide(tiles, pos, blanks[d + 1], blanks[d])
                 continue
             next_move[d] = m + 1
             if d > 0 and m == 3 - path[d - 1]:
@@ -115,35 +104,45 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
             if tgt < 0:
                 continue
             if generated >= max_nodes:
-                _unwind(tiles, pos, hs, saves, blanks, d, per_tile)
+                _unwind(tiles, pos, blanks, d)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             generated += 1
+            t = tiles[tgt]
+            g = -1
+            g2 = -1
             if per_tile:
-                t = tiles[tgt]
-                s = sums[d] + H.tile_cost[t, b] - H.tile_cost[t, tgt]
+                s = rows[d, HS_TILES] + tile_cost[t, b] - tile_cost[t, tgt]
                 hc = s if scale == 1 else (s + scale - 1) // scale
             else:
-                hc = apply_move(tiles, pos, size, H, hs, saves, d, b, tgt)
+                slide(tiles, pos, b, tgt)
+                if n_groups > 0:
+                    g = tile_group[t]
+                    if reflect:
+                        g2 = tile_group[refl_tile[t]]
+                hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
+                             lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
+                             tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
             f = d + 1 + hc
             if f > bound:
                 if f < next_bound:
                     next_bound = f
                 if not per_tile:
-                    undo_move(tiles, pos, hs, saves, d, b, tgt)
+                    slide(tiles, pos, tgt, b)
                 continue
             if per_tile:
-                tiles[b] = t
-                tiles[tgt] = 0
-                sums[d + 1] = s
+                slide(tiles, pos, b, tgt)
+                rows[d + 1, HS_TILES] = s
+            else:
+                commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts)
             path[d] = m
             blanks[d + 1] = tgt
             if hc == 0 and is_goal(tiles, goal_pos):
-                _unwind(tiles, pos, hs, saves, blanks, d + 1, per_tile)
+                _unwind(tiles, pos, blanks, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
             if d + 1 >= MAX_DEPTH:
-                _unwind(tiles, pos, hs, saves, blanks, d + 1, per_tile)
+                _unwind(tiles, pos, blanks, d + 1)
                 return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             expanded += 1
             d += 1

@@ -28,7 +28,7 @@ def heuristic_of(board, goal, H) -> int:
     """h of ``board``."""
     tiles = board.array().astype(np.int64)
     pos = positions(board.tiles)
-    return int(h_init(tiles, pos, board.size, H, np.zeros(HS_LEN, dtype=np.int64)))
+    return int(h_init(tiles, pos, board.size, H, np.zeros((1, HS_LEN), dtype=np.int64), 0))
 
 
 def _moves_text(path: np.ndarray, cost: int) -> str:
