@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -114,6 +115,82 @@ def solve(
         _print_solution(result, board, trace)
 
 # --- pdb ----------------------------------------------------------------------------------
+
+
+@pdb_app.command("build")
+def pdb_build(
+    size: Annotated[int, typer.Option("--size", help="Board width: 3 or 4 (5 with explicit groups).")],
+    partition: Annotated[str, typer.Option("--partition", help="4-4, 5-3 (3x3); 5-5-5, 6-6-3, 7-8 (4x4); or groups like 1,2,3/4,5,6.")],
+    goal: GoalOpt = "blank-last",
+    store: StoreOpt = None,
+) -> None:
+    """Build the pattern databases of a partition into the store (kept ones are reused).
+
+    Example: tilesweep pdb build --size 4 --partition 7-8 --goal blank-first
+    """
+    from pdb_store import open_store
+    from solver.heuristics import parse_heuristic
+    from solver.solve import resolve_goal
+
+    def action():
+        goal_t = resolve_goal(goal, size) if size in (3, 4, 5) else None
+        if goal_t is None:
+            raise InvalidOptionError(f"size {size!r} is not supported; expected 3, 4 or 5")
+        spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
+        with open_store(store) as opened:
+            for group in spec.groups:
+                before = time.perf_counter()
+                entry = opened.build(size, goal_t, group)
+                typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
+                           f"{entry.entries:,} entries  max {entry.max_value}  "
+                           f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")
+
+    run_guarded(action)
+
+
+@pdb_app.command("list")
+def pdb_list(store: StoreOpt = None) -> None:
+    """List the store's tables: goal, tiles, entries, bytes, max and mean value, build time.
+
+    Example: tilesweep pdb list --store ./pdb
+    """
+    from pdb_store import open_store
+
+    def action():
+        with open_store(store) as opened:
+            return opened.root, opened.entries()
+
+    root, entries = run_guarded(action)
+    typer.echo(f"store {root}: {len(entries)} table(s)")
+    if entries:
+        typer.echo(f"{'size':>4}  {'goal':<11}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
+                   f"{'max':>3}  {'mean':>7}  {'built':<20}  {'seconds':>8}")
+    for e in entries:
+        typer.echo(f"{e.size:>4}  {e.goal_name:<11}  {','.join(map(str, e.group)):<22}  {e.entries:>13,}  "
+                   f"{e.entries:>13,}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
+                   f"{e.build_seconds:>8.1f}")
+
+
+@pdb_app.command("verify")
+def pdb_verify(store: StoreOpt = None) -> None:
+    """Re-hash every table of the store against its manifest; exit 1 if any is damaged.
+
+    Example: tilesweep pdb verify --store ./pdb
+    """
+    from pdb_store import open_store
+
+    def action():
+        with open_store(store) as opened:
+            return opened.root, opened.verify()
+
+    root, checks = run_guarded(action)
+    bad = [c for c in checks if not c.ok]
+    for c in checks:
+        typer.echo(f"{'ok ' if c.ok else 'BAD'}  {c.file}" + ("" if c.ok else f"  {c.problem}"))
+    typer.echo(f"{len(checks) - len(bad)} of {len(checks)} table(s) in {root} verified")
+    if bad:
+        raise typer.Exit(1)
+
 # --- sweep, summary, query ----------------------------------------------------------------
 
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
