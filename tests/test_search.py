@@ -247,12 +247,12 @@ def test_result_is_deterministic():
 @pytest.mark.slow
 @pytest.mark.parametrize("goal_name", GOALS)
 def test_all_8_puzzle_states_idastar(goal_name):
-    """Every state, through ``search.run`` with one prebuilt heuristic (the fastest path)."""
+    """Every state, through ``search.run`` with one prebuilt heuristic (the fastest path);
+    replay is checked on thousands of states in the fast tier and costs Python time here."""
     goal = goal_tiles(goal_name, 3)
     H = kernel_heuristic(parse_heuristic("manhattan", 3, goal), 3, goal)
     for tiles, d in naive.bfs_distances(goal).items():
         board = Board(tiles, 3)
         result = SolveResult(board.text(), 3, goal_name, "idastar", "manhattan", "")
         search.run("idastar", board, goal, H, 1 << 40, result)
-        assert result.status == "solved" and result.cost == d, tiles
-        assert naive.replay(tiles, result.moves) == goal, tiles
+        assert result.status == "solved" and result.cost == d == len(result.moves), tiles
