@@ -13,7 +13,13 @@ free cells at cost 0 and only a pattern tile's move costs 1 (Korf & Felner 2002,
 Each mask is a union of whole blank regions (maximal connected sets of free cells),
 because every discovery floods its region at cost 0. A layer expands every frontier
 placement in parallel; :func:`pdb_store.atomics.atomic_or` makes concurrent
-discoveries of one placement safe.
+discoveries of one placement safe. A placement's table value is the depth at which its
+first blank region is discovered. Work is organised by rank prefix (tiles ``0..k-2``),
+unranked once for the ``N - k + 1`` placements that differ only in the last tile, and a
+move's new rank is updated incrementally (:func:`_moved_rank`).
+
+Measured on the 4x4 7-8 split: 140 million (placement, region) states for the 7-tile
+table, peak memory 7 bytes per placement (three ``uint16`` masks and the table).
 """
 
 import numba
@@ -93,10 +99,12 @@ def _moved_rank(rank, i, src, dst, size, tile_at, weights):
 
 
 @kernel
-def _expand(rank, region, cells, tile_at, free, nxt, seen, table, depth, geometry,
-            weights, neighbours):
-    """Expand placement ``rank`` (tiles on ``cells``, ``tile_at`` its inverse, ``free`` the
-    mask of free cells) with the blank in ``region``; return the states discovered.
+def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weights,
+            neighbours):
+    """Expand placement ``rank`` with the blank in ``region``; return the states discovered.
+
+    ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1; ``free`` is
+    the bit mask of the cells no pattern tile occupies.
 
     ``geometry`` is int64[5]: k, n_cells, size, not_left mask, not_right mask.
     """
@@ -163,10 +171,9 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
             continue
         cur[base + j] = 0  # only this thread reads or writes cur[rank] in a layer
         last = free_cells[j]
-        cells[k - 1] = last
         tile_at[last] = k - 1
         free = everything & ~(occupied | (np.int64(1) << last))
-        found += _expand(base + j, region, cells, tile_at, free, nxt, seen, table, depth,
+        found += _expand(base + j, region, tile_at, free, nxt, seen, table, depth,
                          geometry, weights, neighbours)
         tile_at[last] = -1
     return found
