@@ -1,4 +1,4 @@
-"""IDA* (Korf 1985) as one iterative numba kernel.
+"""IDA* (Korf 1985) as iterative numba kernels.
 
 Depth-first contours with bound = f of the root, then the smallest f that exceeded the
 previous bound. The blank tries ``U, L, R, D`` and never undoes its last move; a child
@@ -6,6 +6,14 @@ is counted as generated when it is created, and the goal test is made then, acce
 only when its f is within the bound. The search stops at the first goal it accepts.
 The root is counted once, not once per iteration: with Manhattan distance this
 reproduces Korf's published node counts exactly.
+
+Two kernels share this contract. :func:`_idastar_tiles` serves the per-tile heuristics
+(Manhattan, misplaced, Euclidean): a child's h is two table reads from its parent's, the
+board is touched only for children within the bound, and indices are unsigned so numba
+emits no negative-index fix-ups; it is the benchmark's hot loop. :func:`_idastar` serves
+every heuristic, including linear conflicts and pattern databases.
+The current node's blank, h and move counter live in locals; a stack holds them for
+the ancestors.
 """
 
 import numpy as np
@@ -15,6 +23,7 @@ from .jit import kernel
 
 MAX_DEPTH = 1024
 MAX_ITERATIONS = 1024
+NO_CELL = 255
 
 
 @kernel
@@ -27,19 +36,119 @@ def is_goal(tiles, goal_pos):
 
 
 @kernel
-def _unwind(tiles, pos, blanks, d):
-    """Undo the moves of depths ``d-1 .. 0`` so the caller's board is restored."""
-    for k in range(d - 1, -1, -1):
-        slide(tiles, pos, blanks[k + 1], blanks[k])
+def _outputs():
+    """Fresh output arrays: path, bounds and nodes per iteration."""
+    return (np.zeros(MAX_DEPTH, dtype=np.int8), np.zeros(MAX_ITERATIONS, dtype=np.int64),
+            np.zeros(MAX_ITERATIONS, dtype=np.int64))
+
+
+@kernel
+def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
+    """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``).
+
+    Parameters
+    ----------
+    tiles8 : int8[N]        start board, row-major, 0 = blank; solvable, not the goal
+    goal_pos : int64[N]     goal cell of each tile
+    nbr8 : int8[N, 4]       neighbour table, -1 off the board
+    tile_cost : int32[N, N] scaled cost of tile t on cell c
+    scale : int64           1, or the fixed-point scale
+    h0 : int64              the start's heuristic sum (scaled)
+    max_nodes : int64       budget on nodes generated
+
+    Returns
+    -------
+    Same as :func:`_idastar`.
+    """
+    n = np.uint64(tiles8.shape[0])
+    tiles = tiles8.astype(np.uint64)
+    cost = tile_cost.astype(np.int64).ravel()
+    nbr = np.where(nbr8.ravel() < 0, NO_CELL, nbr8.ravel()).astype(np.uint64)
+    path, bounds, iter_nodes = _outputs()
+    st_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_blank = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    blank0 = np.uint64(0)
+    for c in range(tiles8.shape[0]):
+        if tiles8[c] == 0:
+            blank0 = np.uint64(c)
+    h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
+    generated = np.int64(1)  # the root
+    expanded = np.int64(0)
+    bound = h_root
+    n_iter = 0
+    while n_iter < MAX_ITERATIONS:
+        start_generated = generated - 1 if n_iter == 0 else generated
+        bounds[n_iter] = bound
+        n_iter += 1
+        expanded += 1
+        next_bound = np.int64(1) << 40
+        d = 0
+        b = blank0
+        s_cur = h0
+        last = -1
+        m = 0
+        while True:
+            if m == 4:  # all children tried: back up
+                if d == 0:
+                    break
+                d -= 1
+                pb = st_blank[d]
+                tiles[b] = tiles[pb]
+                tiles[pb] = 0
+                b = pb
+                m = st_move[d]
+                s_cur = st_sum[d]
+                last = path[d - 1] if d > 0 else -1
+                continue
+            cm = m
+            m += 1
+            if cm == 3 - last:
+                continue  # parent pruning
+            tgt = nbr[b * np.uint64(4) + np.uint64(cm)]
+            if tgt == NO_CELL:
+                continue
+            if generated >= max_nodes:
+                iter_nodes[n_iter - 1] = generated - start_generated
+                return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            generated += 1
+            t = tiles[tgt]
+            s = s_cur + cost[t * n + b] - cost[t * n + tgt]
+            hc = s if scale == 1 else (s + scale - 1) // scale
+            f = d + 1 + hc
+            if f > bound:
+                if f < next_bound:
+                    next_bound = f
+                continue
+            tiles[b] = t
+            tiles[tgt] = 0
+            path[d] = cm
+            st_move[d] = m
+            st_blank[d] = b
+            st_sum[d] = s_cur
+            if hc == 0 and is_goal(tiles, goal_pos):
+                iter_nodes[n_iter - 1] = generated - start_generated
+                return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            if d + 1 >= MAX_DEPTH:
+                return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            expanded += 1
+            d += 1
+            b = tgt
+            s_cur = s
+            last = cm
+            m = 0
+        iter_nodes[n_iter - 1] = generated - start_generated
+        bound = next_bound
+    return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
 
 
 @kernel
 def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
-    """Search with IDA*.
+    """IDA* for any heuristic.
 
     Parameters
     ----------
-    tiles8 : int8[N]      start board, row-major, 0 = blank; must be solvable
+    tiles8 : int8[N]      start board, row-major, 0 = blank; solvable, not the goal
     size : int            board width n
     goal_pos : int64[N]   goal cell of each tile
     nbr : int64[N, 4]     neighbour table (:func:`solver.geometry.neighbours`)
@@ -61,25 +170,16 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
-    # Pure per-tile heuristics take a child's h from the parent's sum without touching
-    # the board, so a child cut off by the bound costs two table reads.
-    per_tile = not use_lc and n_groups == 0
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(7, dtype=np.int64)
-    path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    next_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    blanks = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    bounds = np.zeros(MAX_ITERATIONS, dtype=np.int64)
-    iter_nodes = np.zeros(MAX_ITERATIONS, dtype=np.int64)
+    path, bounds, iter_nodes = _outputs()
+    st_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_blank = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     bound = h0
     n_iter = 0
-    if is_goal(tiles, goal_pos):
-        bounds[0] = bound
-        iter_nodes[0] = 1
-        return 0, path, 0, generated, expanded, bounds, iter_nodes, 1, h0
     while n_iter < MAX_ITERATIONS:
         start_generated = generated - 1 if n_iter == 0 else generated
         bounds[n_iter] = bound
@@ -87,66 +187,58 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
         expanded += 1
         next_bound = np.int64(1) << 40
         d = 0
-        next_move[0] = 0
-        blanks[0] = pos[0]
-        while d >= 0:
-            m = next_move[d]
+        b = pos[0]
+        last = -1
+        m = 0
+        while True:
             if m == 4:  # all children tried: back up
+                if d == 0:
+                    break
                 d -= 1
-                if d >= 0:
-                    slide(tiles, pos, blanks[d + 1], blanks[d])
+                pb = st_blank[d]
+                slide(tiles, pos, b, pb)
+                b = pb
+                m = st_move[d]
+                last = path[d - 1] if d > 0 else -1
                 continue
-            next_move[d] = m + 1
-            if d > 0 and m == 3 - path[d - 1]:
+            cm = m
+            m += 1
+            if cm == 3 - last:
                 continue  # parent pruning
-            b = blanks[d]
-            tgt = nbr[b, m]
+            tgt = nbr[b, cm]
             if tgt < 0:
                 continue
             if generated >= max_nodes:
-                _unwind(tiles, pos, blanks, d)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             generated += 1
             t = tiles[tgt]
-            g = -1
-            g2 = -1
-            if per_tile:
-                s = rows[d, HS_TILES] + tile_cost[t, b] - tile_cost[t, tgt]
-                hc = s if scale == 1 else (s + scale - 1) // scale
-            else:
-                slide(tiles, pos, b, tgt)
-                if n_groups > 0:
-                    g = tile_group[t]
-                    if reflect:
-                        g2 = tile_group[refl_tile[t]]
-                hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
-                             lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
-                             tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
+            slide(tiles, pos, b, tgt)
+            g = tile_group[t] if n_groups > 0 else -1
+            g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
+            hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
+                         lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
+                         tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
             f = d + 1 + hc
             if f > bound:
                 if f < next_bound:
                     next_bound = f
-                if not per_tile:
-                    slide(tiles, pos, tgt, b)
+                slide(tiles, pos, tgt, b)
                 continue
-            if per_tile:
-                slide(tiles, pos, b, tgt)
-                rows[d + 1, HS_TILES] = s
-            else:
-                commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts)
-            path[d] = m
-            blanks[d + 1] = tgt
+            commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts)
+            path[d] = cm
+            st_move[d] = m
+            st_blank[d] = b
             if hc == 0 and is_goal(tiles, goal_pos):
-                _unwind(tiles, pos, blanks, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
             if d + 1 >= MAX_DEPTH:
-                _unwind(tiles, pos, blanks, d + 1)
                 return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             expanded += 1
             d += 1
-            next_move[d] = 0
+            b = tgt
+            last = cm
+            m = 0
         iter_nodes[n_iter - 1] = generated - start_generated
         bound = next_bound
     return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
