@@ -12,10 +12,42 @@ import time
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
+
+try:  # recent typer vendors its own click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer on plain click
+    from click import exceptions as click_errors
 
 from solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+
+class OneLineErrors(TyperGroup):
+    """Report click's own usage errors (a bad option value, an unknown option) as one
+    line on stderr with exit code 2, like every other bad input."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click_errors.NoArgsIsHelpError as err:
+            typer.echo(err.ctx.get_help())
+            code = 2
+        except click_errors.UsageError as err:
+            typer.echo(f"error: {err.format_message()}", err=True)
+            code = 2
+        except click_errors.ClickException as err:
+            typer.echo(f"error: {err.format_message()}", err=True)
+            code = 1
+        except typer.Abort:
+            typer.echo("error: interrupted", err=True)
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(cls=OneLineErrors, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Benchmark optimal sliding-tile puzzle search: solve, build PDBs, run sweeps on Dask.")
 pdb_app = typer.Typer(no_args_is_help=True, help="Build, list and verify pattern databases.")
 app.add_typer(pdb_app, name="pdb")
@@ -23,9 +55,9 @@ app.add_typer(pdb_app, name="pdb")
 BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
 
 StoreOpt = Annotated[Optional[str], typer.Option("--store", help="PDB store folder (default: $TILESWEEP_STORE or the per-user cache).")]
-SizeOpt = Annotated[Optional[int], typer.Option("--size", help="Board width: 3, 4 or 5 (default: from the tile count).")]
+SizeOpt = Annotated[Optional[str], typer.Option("--size", help="Board width: 3, 4 or 5 (default: from the tile count).")]
 GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
-MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", help="Stop after generating this many nodes (status budget_exceeded).")]
+MaxNodesOpt = Annotated[Optional[str], typer.Option("--max-nodes", help="Stop after generating this many nodes (status budget_exceeded).")]
 
 
 def fail(message: str, code: int) -> None:
@@ -80,7 +112,7 @@ def _print_solution(result, board, trace: bool) -> None:
             typer.echo(f"{i:>9}  {it['bound']:>5}  {it['nodes_generated']:>15,}")
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})  # tiles may start with "-"
 def solve(
     tiles: Annotated[str, typer.Argument(help="Tiles row-major, 0 = blank: '8 6 7 2 5 4 3 0 1', '8,6,7,...' or '867254301'.")],
     size: SizeOpt = None,
@@ -98,15 +130,16 @@ def solve(
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
     from solver import Board, solve as solve_board
+    from solver.options import check_size
     from solver.solve import check_algorithm, check_budget, resolve_goal
 
     def action():
-        board = Board.parse(tiles, size)
+        board = Board.parse(tiles, None if size is None else check_size(size))
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
-        check_budget(max_nodes, algorithm)
+        budget = None if max_nodes is None else check_budget(max_nodes, algorithm)
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
-        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes)
+        return board, solve_board(board, goal_t, algorithm, heuristic, tables, budget)
 
     board, result = run_guarded(action)
     if as_json:
@@ -119,7 +152,7 @@ def solve(
 
 @pdb_app.command("build")
 def pdb_build(
-    size: Annotated[int, typer.Option("--size", help="Board width: 3 or 4 (5 with explicit groups).")],
+    size: Annotated[str, typer.Option("--size", help="Board width: 3 or 4 (5 with explicit groups).")],
     partition: Annotated[str, typer.Option("--partition", help="4-4, 5-3 (3x3); 5-5-5, 6-6-3, 7-8 (4x4); or groups like 1,2,3/4,5,6.")],
     goal: GoalOpt = "blank-last",
     store: StoreOpt = None,
@@ -130,17 +163,17 @@ def pdb_build(
     """
     from pdb_store import open_store
     from solver.heuristics import parse_heuristic
+    from solver.options import check_size
     from solver.solve import resolve_goal
 
     def action():
-        goal_t = resolve_goal(goal, size) if size in (3, 4, 5) else None
-        if goal_t is None:
-            raise InvalidOptionError(f"size {size!r} is not supported; expected 3, 4 or 5")
-        spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
+        width = check_size(size)
+        goal_t = resolve_goal(goal, width)
+        spec = parse_heuristic(f"pdb:{partition}", width, goal_t)
         with open_store(store) as opened:
             for group in spec.groups:
                 before = time.perf_counter()
-                entry = opened.build(size, goal_t, group)
+                entry = opened.build(width, goal_t, group)
                 typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
                            f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from solver.board import goal_label, goal_tiles
+from solver.options import check_size, whole_number
 from solver.errors import InvalidOptionError
 from solver.geometry import SIZES
 from solver.heuristics import parse_heuristic
@@ -175,18 +176,6 @@ def _is_file_source(value: str) -> bool:
     return value not in ("uniform", "korf100") and not value.startswith("walk:")
 
 
-def _whole(name: str, value, minimum: int) -> int:
-    """``value`` as an int >= ``minimum``, else an error quoting it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
-            value = int(value)
-        else:
-            raise InvalidOptionError(f"{name} {value!r} is not a whole number; expected an integer >= {minimum}")
-    if value < minimum:
-        raise InvalidOptionError(f"{name} {value!r} is too small; expected an integer >= {minimum}")
-    return value
-
-
 def _names(name: str, value) -> tuple[str, ...]:
     if isinstance(value, str):
         value = (value,)
@@ -211,13 +200,6 @@ def _check_source(value, size) -> str:
     return str(path.resolve())
 
 
-def _check_size(size) -> int:
-    size = _whole("size", size, 0)
-    if size not in SIZES:
-        raise InvalidOptionError(f"size {size!r} is not supported; expected one of {', '.join(map(str, SIZES))}")
-    return size
-
-
 def _size_goal(opts: dict) -> tuple[int, str]:
     """Size and goal label; korf100 fixes both (4, blank-first) and refuses others."""
     size, goal, source = opts["size"], opts["goal"], opts["instances"]
@@ -229,7 +211,7 @@ def _size_goal(opts: dict) -> tuple[int, str]:
         if goal is not None and goal_tiles(goal, 4) != goal_tiles("blank-first", 4):
             raise InvalidOptionError(f"goal {goal!r} does not fit instances 'korf100', whose goal is blank-first")
         return 4, "blank-first"
-    size = _check_size(3 if size is None else size)
+    size = check_size(3 if size is None else size)
     return size, goal_label(goal_tiles(goal or "blank-last", size))
 
 
@@ -263,7 +245,7 @@ def build_spec(options: dict, toml_path: str | None = None,
         merged.update(read_toml(toml_path))
     merged.update({k: v for k, v in options.items() if v is not None and v != ()})
     workers_given = merged.pop("workers", None)
-    workers_given = None if workers_given is None else _whole("workers", workers_given, 1)
+    workers_given = None if workers_given is None else whole_number("workers", workers_given, 1)
     run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), workers_given)
     return _validate(merged, workers if run.workers is None else run.workers), run
 
@@ -274,20 +256,20 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     opts["instances"] = _check_source(opts["instances"], opts["size"])
     digest, available = None, (100 if opts["instances"] == "korf100" else None)
     if _is_file_source(opts["instances"]):
-        size = None if opts["size"] is None else _check_size(opts["size"])
+        size = None if opts["size"] is None else check_size(opts["size"])
         opts["size"], available, digest = file_instances_info(opts["instances"], size)
     opts["size"], opts["goal"] = _size_goal(opts)
     count = opts["count"] if opts["count"] is not None else (available or 100)
-    opts["count"] = _whole("count", count, 1)
+    opts["count"] = whole_number("count", count, 1)
     if available is not None and opts["count"] > available:
         raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {opts['instances']!r}")
-    opts["seed"] = _whole("seed", opts["seed"], 0)
+    opts["seed"] = whole_number("seed", opts["seed"], 0)
     algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
     heuristics = _names("heuristic", opts["heuristics"])
     goal = goal_tiles(opts["goal"], opts["size"])
     for h in heuristics:
         parse_heuristic(h, opts["size"], goal)
-    max_nodes = None if opts["max_nodes"] is None else _whole("max-nodes", opts["max_nodes"], 1)
+    max_nodes = None if opts["max_nodes"] is None else whole_number("max-nodes", opts["max_nodes"], 1)
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
                      algorithms, heuristics, max_nodes, 0, "", str(opts["out"]), digest)
     name = opts["name"] or default_name(opts, spec.fingerprint())
@@ -300,7 +282,7 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
 def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
     """The given chunk size; else the one of an existing sweep of this spec; else automatic."""
     if given not in (None, "auto"):
-        return _whole("chunk-size", given, 1)
+        return whole_number("chunk-size", given, 1)
     stored = spec.folder / "sweep.json"
     if stored.is_file():
         try:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .board import Board, goal_label, goal_tiles, is_solvable
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
+from .options import whole_number
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from . import search
 
@@ -57,9 +58,7 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
     """Normalise ``--max-nodes`` to the kernels' int64 budget (None: the default)."""
     if max_nodes is None:
         return UNLIMITED if algorithm == "idastar" else DEFAULT_GRAPH_BUDGET
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
-        raise InvalidOptionError(f"max-nodes {max_nodes!r} is not a positive whole number of nodes")
-    return int(max_nodes)
+    return whole_number("max-nodes", int(max_nodes) if isinstance(max_nodes, np.integer) else max_nodes, 1)
 
 
 def resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:

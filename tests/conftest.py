@@ -1,4 +1,7 @@
-"""Shared fixtures: the Korf (1985) instances; the ``slow`` marker for exhaustive tiers."""
+"""Shared fixtures: the Korf (1985) instances; the ``slow`` marker for exhaustive tiers.
+
+Slow tiers run by default, as in CI; ``-m "not slow"`` leaves them out while developing.
+"""
 
 from pathlib import Path
 
@@ -8,7 +11,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: exhaustive or long-running checks (run with -m slow)")
+    config.addinivalue_line("markers", "slow: exhaustive or long-running checks (deselect with -m 'not slow')")
 
 
 def read_korf100() -> dict[int, tuple[int, ...]]:
@@ -24,13 +27,3 @@ def read_korf100() -> dict[int, tuple[int, ...]]:
 @pytest.fixture(scope="session")
 def korf100() -> dict[int, tuple[int, ...]]:
     return read_korf100()
-
-
-def pytest_collection_modifyitems(config, items):
-    """Leave ``slow`` tests out unless the run selects them with ``-m slow`` (or any -m naming it)."""
-    if "slow" in (config.getoption("-m") or ""):
-        return
-    skip = pytest.mark.skip(reason="slow tier: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
