@@ -130,14 +130,14 @@ def solve(
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
     from solver import Board, solve as solve_board
-    from solver.options import check_size
-    from solver.solve import check_algorithm, check_budget, resolve_goal
+    from solver.options import check_size, whole_number
+    from solver.solve import check_algorithm, resolve_goal
 
     def action():
         board = Board.parse(tiles, None if size is None else check_size(size))
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
-        budget = None if max_nodes is None else check_budget(max_nodes, algorithm)
+        budget = None if max_nodes is None else whole_number("max-nodes", max_nodes, 1)
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
         return board, solve_board(board, goal_t, algorithm, heuristic, tables, budget)
 

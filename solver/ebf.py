@@ -13,12 +13,14 @@ def effective_branching_factor(nodes: int, depth: int) -> float | None:
         return None
 
     def tree(b: float) -> float:
+        if abs(b - 1.0) > 1e-3:
+            return (b ** (depth + 1) - 1.0) / (b - 1.0)
         total = 0.0
         for _ in range(depth + 1):  # Horner's rule: no cancellation near b = 1
             total = total * b + 1.0
         return total
 
-    lo, hi = 0.0, max(2.0, float(nodes))
+    lo, hi = 0.0, float(nodes) ** (1.0 / depth) + 1e-9  # tree(b) >= b^depth
     for _ in range(200):
         mid = (lo + hi) / 2
         if tree(mid) < nodes:

@@ -225,9 +225,27 @@ def expected_table_size(size: int, group: tuple[int, ...]) -> int:
     return placement_count(size * size, len(group))
 
 
+_KERNEL_HEURISTICS: dict[tuple, KernelHeuristic] = {}
+
+
 def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
                      tables: tuple[np.ndarray, ...] = ()) -> KernelHeuristic:
-    """Build the kernel arrays of ``spec``; ``tables`` are its groups' PDB arrays, in order."""
+    """The kernel arrays of ``spec``; ``tables`` are its groups' PDB arrays, in order.
+
+    Built once per process for each heuristic, goal and set of tables: a sweep solves
+    thousands of boards with the same one. Tables are keyed by their memory address; a
+    cached entry keeps its tables alive, so an address cannot be reused while it is kept.
+    """
+    key = (spec, size, tuple(goal), tuple((t.__array_interface__["data"][0], t.shape, t.dtype.str)
+                                          for t in map(np.asarray, tables)))
+    if key not in _KERNEL_HEURISTICS:
+        _KERNEL_HEURISTICS[key] = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
+    return _KERNEL_HEURISTICS[key]
+
+
+def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
+                            tables: tuple[np.ndarray, ...]) -> KernelHeuristic:
+    """Build the kernel arrays of ``spec`` (see :func:`kernel_heuristic`)."""
     n = size * size
     cost, scale = tile_cost_table(spec.base, size, goal)
     if spec.base == "linear-conflict":

@@ -175,3 +175,19 @@ def slide(tiles, pos, blank, target):
     tiles[target] = 0
     pos[t] = blank
     pos[0] = target
+
+
+@kernel
+def h_many(boards, size, H):
+    """Heuristic value of each row of ``boards`` (int8[M, N]); returns int64[M]."""
+    m, n = boards.shape
+    out = np.empty(m, dtype=np.int64)
+    rows = np.zeros((1, HS_LEN), dtype=np.int64)
+    tiles = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    for i in range(m):
+        for c in range(n):
+            tiles[c] = boards[i, c]
+            pos[boards[i, c]] = c
+        out[i] = h_init(tiles, pos, size, H, rows, 0)
+    return out

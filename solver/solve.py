@@ -58,7 +58,11 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
     """Normalise ``--max-nodes`` to the kernels' int64 budget (None: the default)."""
     if max_nodes is None:
         return UNLIMITED if algorithm == "idastar" else DEFAULT_GRAPH_BUDGET
-    return whole_number("max-nodes", int(max_nodes) if isinstance(max_nodes, np.integer) else max_nodes, 1)
+    if isinstance(max_nodes, np.integer):
+        max_nodes = int(max_nodes)
+    if not isinstance(max_nodes, int) or isinstance(max_nodes, bool):
+        raise InvalidOptionError(f"max-nodes {max_nodes!r} is not a whole number; expected an integer >= 1")
+    return whole_number("max-nodes", max_nodes, 1)
 
 
 def resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
