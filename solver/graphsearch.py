@@ -21,7 +21,7 @@ import numpy as np
 
 from .hstate import HS_LEN, child_h, h_init, slide
 from .idastar import is_goal
-from .jit import kernel
+from .jit import inline_kernel, kernel
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
 
 ASTAR, BFS, DFS = 0, 1, 2
@@ -29,7 +29,7 @@ MAX_G = 1023
 _SEQ_BITS = 42
 
 
-@kernel
+@inline_kernel
 def _heap_push(keys, nodes, size, key, node):
     """Push onto the binary min-heap; return the (possibly regrown) arrays."""
     if size == keys.shape[0]:
@@ -48,7 +48,7 @@ def _heap_push(keys, nodes, size, key, node):
     return keys, nodes
 
 
-@kernel
+@inline_kernel
 def _heap_pop(keys, nodes, size):
     """Remove the minimum of a heap of ``size`` items; return (key, node)."""
     top_key, top_node = keys[0], nodes[0]
@@ -71,7 +71,7 @@ def _heap_pop(keys, nodes, size):
     return top_key, top_node
 
 
-@kernel
+@inline_kernel
 def _priority(f, g, seq):
     """Heap key: f ascending, then g descending, then insertion order."""
     return (np.int64(f) << 52) | (np.int64(MAX_G - g) << _SEQ_BITS) | np.int64(seq)

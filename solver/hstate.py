@@ -74,7 +74,7 @@ def h_of_row(row, scale, use_lc, n_groups, reflect):
     return h
 
 
-@kernel
+@inline_kernel
 def h_init(tiles, pos, size, H, rows, d):
     """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \

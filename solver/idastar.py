@@ -19,14 +19,14 @@ the ancestors.
 import numpy as np
 
 from .hstate import HS_LEN, HS_TILES, child_h, commit_child, h_init, slide
-from .jit import kernel
+from .jit import inline_kernel, kernel
 
 MAX_DEPTH = 1024
 MAX_ITERATIONS = 1024
 NO_CELL = 255
 
 
-@kernel
+@inline_kernel
 def is_goal(tiles, goal_pos):
     """Whether every tile of ``tiles`` stands on its goal cell."""
     for c in range(tiles.shape[0]):

@@ -8,18 +8,18 @@ pack 4 bits a cell up to 16 cells and 5 bits a cell above (a 5x5 board packs its
 
 import numpy as np
 
-from .jit import kernel
+from .jit import inline_kernel, kernel
 
 EMPTY = -1
 
 
-@kernel
+@inline_kernel
 def cell_bits(n):
     """Bits per packed cell for a board of ``n`` cells."""
     return 4 if n <= 16 else 5
 
 
-@kernel
+@inline_kernel
 def pack(tiles):
     """Pack ``tiles`` (int[N]) into two uint64 words."""
     n = tiles.shape[0]
@@ -36,7 +36,7 @@ def pack(tiles):
     return k1, k2
 
 
-@kernel
+@inline_kernel
 def unpack(k1, k2, tiles, pos):
     """Write the board of key ``(k1, k2)`` into ``tiles`` and ``pos`` (int64[N])."""
     n = tiles.shape[0]
@@ -57,7 +57,7 @@ def unpack(k1, k2, tiles, pos):
         pos[remaining] = n - 1
 
 
-@kernel
+@inline_kernel
 def _hash(k1, k2):
     """splitmix64-style mix of a key."""
     x = k1 ^ (k2 * np.uint64(0x9E3779B97F4A7C15))
@@ -69,7 +69,7 @@ def _hash(k1, k2):
     return x
 
 
-@kernel
+@inline_kernel
 def find_slot(slots, keys, k1, k2):
     """Slot of key ``(k1, k2)`` in ``slots`` (int64[2^m]), or of the empty slot it would take."""
     mask = np.uint64(slots.shape[0] - 1)
