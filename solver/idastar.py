@@ -82,7 +82,10 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
         bounds[n_iter] = bound
         n_iter += 1
         expanded += 1
-        next_bound = np.int64(1) << 40
+        # f > bound  <=>  s > room, with room = (bound - d - 1) * scale: no division per
+        # child; the next bound comes from the smallest excess s - room of a cut-off child.
+        min_excess = np.int64(1) << 60
+        room = (bound - 1) * scale
         d = 0
         b = blank0
         s_cur = h0
@@ -99,6 +102,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
                 b = pb
                 m = st_move[d]
                 s_cur = st_sum[d]
+                room += scale
                 last = path[d - 1] if d > 0 else -1
                 continue
             cm = m
@@ -114,11 +118,10 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
             generated += 1
             t = tiles[tgt]
             s = s_cur + cost[t * n + b] - cost[t * n + tgt]
-            hc = s if scale == 1 else (s + scale - 1) // scale
-            f = d + 1 + hc
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
+            excess = s - room
+            if excess > 0:
+                if excess < min_excess:
+                    min_excess = excess
                 continue
             tiles[b] = t
             tiles[tgt] = 0
@@ -126,19 +129,20 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
             st_move[d] = m
             st_blank[d] = b
             st_sum[d] = s_cur
-            if hc == 0 and is_goal(tiles, goal_pos):
+            if s == 0 and is_goal(tiles, goal_pos):
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
             if d + 1 >= MAX_DEPTH:
                 return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
             expanded += 1
             d += 1
+            room -= scale
             b = tgt
             s_cur = s
             last = cm
             m = 0
         iter_nodes[n_iter - 1] = generated - start_generated
-        bound = next_bound
+        bound += (min_excess + scale - 1) // scale
     return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
 
 
