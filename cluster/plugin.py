@@ -7,6 +7,7 @@ from distributed import WorkerPlugin
 from solver.board import Board
 from solver.solve import solve
 
+from .malloc import relax_heap_trimming
 from .tables import open_tables
 
 
@@ -42,6 +43,7 @@ class SweepPlugin(WorkerPlugin):
         self.tables: dict = {}
 
     def setup(self, worker) -> None:
+        relax_heap_trimming()
         heuristics = [h for _, h in self.combos]
         if self.store is not None:
             self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)

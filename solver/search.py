@@ -56,10 +56,16 @@ def _near_goal(goal: tuple[int, ...], size: int) -> np.ndarray:
     return np.array(tiles, dtype=np.int8)
 
 
-def _timed(call, board, goal):
-    """Run ``call(tiles)`` on a board next to the goal (compiling or loading the kernel
-    from numba's cache), then time it on ``board``."""
-    call(_near_goal(goal, board.size))
+_WARM: set[str] = set()
+
+
+def _timed(call, board, goal, kernel: str):
+    """Time ``call(tiles)`` on ``board``; the first time ``kernel`` runs in this process it
+    is first run on a board next to the goal, so compiling it (or loading it from numba's
+    cache) stays out of the clock."""
+    if kernel not in _WARM:
+        call(_near_goal(goal, board.size))
+        _WARM.add(kernel)
     start = time.perf_counter()
     out = call(board.array())
     return out, time.perf_counter() - start
@@ -75,7 +81,8 @@ def _solved_at_start(result, h0):
 def run_idastar(board, goal, H, budget, result):
     goal_pos = positions(goal)
     nbr = neighbours(board.size)
-    if not H.use_lc and H.n_groups == 0:
+    per_tile = not H.use_lc and H.n_groups == 0
+    if per_tile:
         def call(tiles):
             tile_sum = np.int64(sum(int(H.tile_cost[t, c]) for c, t in enumerate(tiles)))
             return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, tile_sum, budget)
@@ -84,7 +91,8 @@ def run_idastar(board, goal, H, budget, result):
 
         def call(tiles):
             return _idastar(tiles, board.size, goal_pos, nbr64, H, budget)
-    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(call, board, goal)
+    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(
+        call, board, goal, "idastar-tiles" if per_tile else "idastar")
     result.iterations = [{"bound": int(b), "nodes_generated": int(k)}
                          for b, k in zip(bounds[:n_iter], iter_nodes[:n_iter])]
     return _finish(result, status, path, cost, gen, exp, h0, seconds)
@@ -97,7 +105,7 @@ def _graph_runner(kind):
         def call(tiles):
             return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, budget)
 
-        (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal)
+        (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal, "graph")
         result.max_depth = int(max_depth)
         return _finish(result, status, path, cost, gen, exp, h0, seconds)
     return run_graph
