@@ -329,7 +329,9 @@ def _run_sweep(spec, run, plan) -> None:
     try:
         run_guarded(action)
     except KeyboardInterrupt:
-        typer.echo(f"\ninterrupted: {len(plan.done)} of {len(plan.jobs)} chunks are saved in "
+        from jobs.parts import finished_chunks
+        saved = len(finished_chunks(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
+        typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in "
                    f"{spec.folder}; resume with:\n  {spec.command(run, _prog())}", err=True)
         raise typer.Exit(130) from None
 
