@@ -15,7 +15,9 @@ from distributed import Client, as_completed, get_worker
 from jobs.parts import write_part
 from jobs.sweep import Plan
 from jobs.work import ChunkJob, solve_chunk
+from solver.errors import TilesweepError
 
+from .connect import ClusterError
 from .plugin import SweepPlugin
 from .tables import build_missing, pdb_heuristics, resolve
 
@@ -80,13 +82,20 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
                for key, job in jobs.items()]
     start, done_solves, total = time.perf_counter(), plan.solves(plan.done_jobs()), plan.solves()
     new_solves = 0
-    for future, rows in as_completed(futures, with_results=True):
-        job = jobs[future.key]
-        write_part(spec, job.chunk, rows)
-        plan.done.add(job.chunk)
-        done_solves += len(rows)
-        new_solves += len(rows)
-        future.release()
-        if on_progress is not None:
-            on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total, new_solves,
-                                 time.perf_counter() - start))
+    try:
+        for future, rows in as_completed(futures, with_results=True):
+            job = jobs[future.key]
+            write_part(spec, job.chunk, rows)
+            plan.done.add(job.chunk)
+            done_solves += len(rows)
+            new_solves += len(rows)
+            future.release()
+            if on_progress is not None:
+                on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total, new_solves,
+                                     time.perf_counter() - start))
+    except TilesweepError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a task's remote failure arrives as any type
+        raise ClusterError(f"a sweep task failed on the cluster ({type(err).__name__}: {err}); finished "
+                           "parts are kept and a rerun resumes; workers must run the same tilesweep "
+                           "version as this client") from None
