@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solver.board import goal_tiles  # noqa: E402
-from solver.heuristics import PARTITIONS, partition_groups  # noqa: E402
+from solver.heuristics import partition_groups  # noqa: E402
 
 ORDER = [(3, "4-4"), (3, "5-3"), (4, "5-5-5"), (4, "6-6-3"), (4, "7-8")]
 

@@ -66,7 +66,7 @@ def idastar_korf(number: int, repeats: int) -> None:
     """
     board = Board(read_instance_file(str(KORF100), 4)[number - 1], 4)
     solve(Board.goal(4, "blank-first").apply("R"), "blank-first", "idastar", "manhattan")  # compile
-    ours, theirs, result, c_run = float("inf"), float("inf"), None, None
+    ours, result, c_run = float("inf"), None, None
     for _ in range(repeats):
         result, cpu = best_cpu(lambda: solve(board, "blank-first", "idastar", "manhattan"), 1)
         ours = min(ours, cpu)

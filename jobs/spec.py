@@ -22,7 +22,6 @@ from pathlib import Path
 from solver.board import goal_label, goal_tiles
 from solver.options import check_size, whole_number
 from solver.errors import InvalidOptionError
-from solver.geometry import SIZES
 from solver.heuristics import parse_heuristic
 from solver.solve import INFORMED, check_algorithm
 

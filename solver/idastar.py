@@ -18,7 +18,7 @@ the ancestors.
 
 import numpy as np
 
-from .hstate import HS_LEN, HS_TILES, child_h, commit_child, h_init, slide
+from .hstate import HS_LEN, child_h, commit_child, h_init, slide
 from .jit import inline_kernel, kernel
 
 MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
