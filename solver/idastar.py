@@ -7,13 +7,16 @@ only when its f is within the bound. The search stops at the first goal it accep
 The root is counted once, not once per iteration: with Manhattan distance this
 reproduces Korf's published node counts exactly.
 
-Two kernels share this contract. :func:`_idastar_tiles` serves the per-tile heuristics
-(Manhattan, misplaced, Euclidean): a child's h is two table reads from its parent's, the
-board is touched only for children within the bound, and indices are unsigned so numba
-emits no negative-index fix-ups; it is the benchmark's hot loop. :func:`_idastar` serves
-every heuristic, including linear conflicts and pattern databases.
-The current node's blank, h and move counter live in locals; a stack holds them for
-the ancestors.
+Both kernels walk precomputed successor lists (:func:`successor_lists`): for each blank
+cell and last move, the moves still allowed, each coded with its target cell, so the
+inner loop has no off-board or parent-pruning test. The stack holds, per depth, only
+the position in the parent's list (which also tells the parent's blank and the move
+taken) and what the heuristic needs to back up.
+
+:func:`_idastar_tiles` serves the per-tile heuristics (Manhattan, misplaced, Euclidean):
+a child's h is one table read from its parent's and the board is touched only for
+children within the bound; it is the benchmark's hot loop. :func:`_idastar` serves every
+heuristic, including linear conflicts and pattern databases.
 """
 
 import numpy as np
@@ -23,7 +26,8 @@ from .jit import inline_kernel, kernel
 
 MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
 MAX_ITERATIONS = 1024
-NO_CELL = 255
+LIST_END = np.uint64(255)
+LIST_STRIDE = 8  # room for 4 moves and the end mark
 
 
 @inline_kernel
@@ -40,6 +44,54 @@ def _outputs():
     """Fresh output arrays: path, bounds and nodes per iteration."""
     return (np.zeros(MAX_DEPTH, dtype=np.int8), np.zeros(MAX_ITERATIONS, dtype=np.int64),
             np.zeros(MAX_ITERATIONS, dtype=np.int64))
+
+
+@inline_kernel
+def successor_lists(nbr):
+    """Allowed moves per (blank, last move): uint64[N * 5 * LIST_STRIDE].
+
+    The list for blank ``b`` after move ``last`` (-1 at the root) starts at
+    :func:`list_start`; each entry is ``target << 8 | b * 4 + move`` and the list ends
+    with ``LIST_END``. A move is left out when it leaves the board or undoes ``last``.
+    """
+    n = nbr.shape[0]
+    lists = np.full(n * 5 * LIST_STRIDE, LIST_END, dtype=np.uint64)
+    for b in range(n):
+        for last in range(-1, 4):
+            k = np.int64(list_start(b, last))
+            for m in range(4):
+                if m != 3 - last and nbr[b, m] >= 0:
+                    lists[k] = (np.uint64(nbr[b, m]) << np.uint64(8)) | np.uint64(b * 4 + m)
+                    k += 1
+    return lists
+
+
+@inline_kernel
+def list_start(blank, last):
+    """Where the successor list of ``blank`` after move ``last`` begins."""
+    return (np.uint64(blank) * np.uint64(5) + np.uint64(np.int64(last) + 1)) * np.uint64(LIST_STRIDE)
+
+
+@inline_kernel
+def target_of(code):
+    return code >> np.uint64(8)
+
+
+@inline_kernel
+def blank_of(code):
+    return (code & np.uint64(255)) >> np.uint64(2)
+
+
+@inline_kernel
+def move_of(code):
+    return np.int64(code & np.uint64(3))
+
+
+@inline_kernel
+def write_path(path, lists, st_pos, depth):
+    """The moves on the stack, from the list entries its positions follow."""
+    for j in range(depth):
+        path[j] = move_of(lists[st_pos[j] - np.uint64(1)])
 
 
 @kernel
@@ -60,18 +112,24 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
     -------
     Same as :func:`_idastar`.
     """
-    n = np.uint64(tiles8.shape[0])
+    n = tiles8.shape[0]
     tiles = tiles8.astype(np.uint64)
-    cost = tile_cost.astype(np.int64).ravel()
-    nbr = np.where(nbr8.ravel() < 0, NO_CELL, nbr8.ravel()).astype(np.uint64)
+    lists = successor_lists(nbr8)
+    # delta[t * 4n + (code & 255)]: change of the sum when tile t slides by move ``code``
+    delta = np.zeros(n * n * 4, dtype=np.int64)
+    for b in range(n):
+        for m in range(4):
+            if nbr8[b, m] >= 0:
+                for t in range(1, n):
+                    delta[t * n * 4 + b * 4 + m] = tile_cost[t, b] - tile_cost[t, nbr8[b, m]]
+    n4 = np.uint64(n * 4)
     path, bounds, iter_nodes = _outputs()
-    st_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    st_blank = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    blank0 = np.uint64(0)
-    for c in range(tiles8.shape[0]):
+    blank0 = 0
+    for c in range(n):
         if tiles8[c] == 0:
-            blank0 = np.uint64(c)
+            blank0 = c
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
@@ -87,37 +145,31 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
         min_excess = np.int64(1) << 60
         room = (bound - 1) * scale
         d = 0
-        b = blank0
+        b = np.uint64(blank0)
         s_cur = h0
-        last = -1
-        m = 0
+        p = list_start(blank0, -1)
         while True:
-            if m == 4:  # all children tried: back up
+            code = lists[p]
+            if code == LIST_END:  # all children tried: back up
                 if d == 0:
                     break
                 d -= 1
-                pb = st_blank[d]
+                p = st_pos[d]
+                pb = blank_of(lists[p - np.uint64(1)])
                 tiles[b] = tiles[pb]
                 tiles[pb] = 0
                 b = pb
-                m = st_move[d]
                 s_cur = st_sum[d]
                 room += scale
-                last = path[d - 1] if d > 0 else -1
                 continue
-            cm = m
-            m += 1
-            if cm == 3 - last:
-                continue  # parent pruning
-            tgt = nbr[b * np.uint64(4) + np.uint64(cm)]
-            if tgt == NO_CELL:
-                continue
+            p += np.uint64(1)
             if generated >= max_nodes:
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
             generated += 1
+            tgt = target_of(code)
             t = tiles[tgt]
-            s = s_cur + cost[t * n + b] - cost[t * n + tgt]
+            s = s_cur + delta[t * n4 + (code & np.uint64(255))]
             excess = s - room
             if excess > 0:
                 if excess < min_excess:
@@ -125,11 +177,10 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
                 continue
             tiles[b] = t
             tiles[tgt] = 0
-            path[d] = cm
-            st_move[d] = m
-            st_blank[d] = b
+            st_pos[d] = p
             st_sum[d] = s_cur
             if s == 0 and is_goal(tiles, goal_pos):
+                write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
             if d + 1 >= MAX_DEPTH:
@@ -139,8 +190,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
             room -= scale
             b = tgt
             s_cur = s
-            last = cm
-            m = 0
+            p = list_start(tgt, move_of(code))
         iter_nodes[n_iter - 1] = generated - start_generated
         bound += (min_excess + scale - 1) // scale
     return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
@@ -174,11 +224,11 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
+    lists = successor_lists(nbr)
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(7, dtype=np.int64)
     path, bounds, iter_nodes = _outputs()
-    st_move = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    st_blank = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
@@ -192,30 +242,24 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
         next_bound = np.int64(1) << 40
         d = 0
         b = pos[0]
-        last = -1
-        m = 0
+        p = list_start(b, -1)
         while True:
-            if m == 4:  # all children tried: back up
+            code = lists[p]
+            if code == LIST_END:  # all children tried: back up
                 if d == 0:
                     break
                 d -= 1
-                pb = st_blank[d]
+                p = st_pos[d]
+                pb = np.int64(blank_of(lists[p - np.uint64(1)]))
                 slide(tiles, pos, b, pb)
                 b = pb
-                m = st_move[d]
-                last = path[d - 1] if d > 0 else -1
                 continue
-            cm = m
-            m += 1
-            if cm == 3 - last:
-                continue  # parent pruning
-            tgt = nbr[b, cm]
-            if tgt < 0:
-                continue
+            p += np.uint64(1)
             if generated >= max_nodes:
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             generated += 1
+            tgt = np.int64(target_of(code))
             t = tiles[tgt]
             slide(tiles, pos, b, tgt)
             g = tile_group[t] if n_groups > 0 else -1
@@ -230,10 +274,9 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
                 slide(tiles, pos, tgt, b)
                 continue
             commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts)
-            path[d] = cm
-            st_move[d] = m
-            st_blank[d] = b
+            st_pos[d] = p
             if hc == 0 and is_goal(tiles, goal_pos):
+                write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
                 return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
             if d + 1 >= MAX_DEPTH:
@@ -241,8 +284,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
             expanded += 1
             d += 1
             b = tgt
-            last = cm
-            m = 0
+            p = list_start(tgt, move_of(code))
         iter_nodes[n_iter - 1] = generated - start_generated
         bound = next_bound
     return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
