@@ -3,7 +3,9 @@
 Run: ``python benchmarks/sweep_overhead.py [--count N]``. Both runs solve the same chunks
 and write the same Parquet parts; kernels are compiled first in both (the worker plugin
 warms them; the local loop is warmed by a first pass), and the cluster is started before
-the clock. Overhead = (Dask wall - local wall) / Dask wall; the target is < 5 %.
+the clock. Runs alternate (local, Dask, local, ...). Overhead = (Dask wall - local wall) /
+Dask wall, for the best and for the median runs; the target is < 5 %. With one worker the
+client writes each part while the worker solves the next chunk, so Dask can come out ahead.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -64,11 +67,13 @@ def main() -> None:
         chunks = plan.spec.n_chunks
     best_local, best_dask = min(local), min(remote)
     overhead = (best_dask - best_local) / best_dask
+    median_overhead = (statistics.median(remote) - statistics.median(local)) / statistics.median(remote)
     print(f"8-puzzle idastar x (manhattan, linear-conflict), {args.count} instances, {chunks} chunks "
           f"of {plan.spec.chunk_size}")
     print(f"in-process loop: {best_local:.2f} s   dask (1 worker): {best_dask:.2f} s   "
           f"(best of {args.repeats}: local {['%.2f' % t for t in local]}, dask {['%.2f' % t for t in remote]})")
-    print(f"dask overhead: {100 * overhead:.1f} % of wall time (target < 5 %)")
+    print(f"dask overhead: {100 * overhead:.1f} % of wall time, best against best "
+          f"({100 * median_overhead:.1f} % median against median; target < 5 %)")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,23 @@ import logging
 import os
 from contextlib import contextmanager
 
+import dask
 from distributed import Client, LocalCluster
 
 from solver.errors import InvalidOptionError, TilesweepError
 
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+
+# Background work the embedded cluster's processes skip, because each wake-up takes a
+# worker's GIL or a core from the solves (2 workers on 2 cores leave no core spare).
+# Measured here: the statistical profiler, which samples the task thread every 10 ms and
+# sees a numba kernel as a single frame, cost ~2.5 % of each worker's CPU. Clusters
+# started elsewhere keep their own configuration.
+EMBEDDED_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",  # the nanny's RSS polling (100 ms)
+    "distributed.admin.system-monitor.interval": "2s",  # dashboard CPU/memory plots (500 ms)
+}
 
 
 class ClusterError(TilesweepError):
@@ -43,7 +55,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
 
     The embedded cluster is ``LocalCluster(processes=True, threads_per_worker=1,
     n_workers=workers, host="127.0.0.1")``: one single-threaded process per core, so
-    numba kernels never share a GIL.
+    numba kernels never share a GIL; its processes run with :data:`EMBEDDED_CONFIG`.
     """
     address = scheduler_address(scheduler)
     if address is not None:
@@ -58,10 +70,11 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
     n = check_workers(workers)
     # ":0": any free port. Without bokeh, distributed still serves a few plain routes there
     # (passing None would still bind :8787), so the port is never fixed; no link is printed.
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
-        with Client(cluster) as client:
-            yield client
+    with dask.config.set(EMBEDDED_CONFIG), \
+            LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        yield client
 
 
 def dashboard_link(client: Client) -> str | None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import pyarrow as pa
 from distributed import Client, as_completed, get_worker
 
 from jobs.parts import write_part
+from jobs.schema import rows_to_table
 from jobs.sweep import Plan
 from jobs.work import ChunkJob, solve_chunk
 from solver.errors import TilesweepError
@@ -44,12 +46,17 @@ def plugin_name(plan: Plan) -> str:
     return f"tilesweep-{plan.spec.fingerprint()[:16]}"
 
 
-def run_chunk(job: ChunkJob, plugin: str) -> list[dict]:
-    """The task: solve one chunk with the worker's mapped tables."""
+def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
+    """The task: solve one chunk with the worker's mapped tables.
+
+    The rows travel as an Arrow table, built here: it pickles as a few column buffers,
+    where a list of row dicts cost the worker and this client ~50 us of serialisation
+    per row (measured: a fifth of the wall time of short 8-puzzle solves).
+    """
     worker = get_worker()
     handle = worker.plugins.get(plugin)
     tables_for = handle.tables_for if handle is not None else (lambda name: ())
-    return solve_chunk(job, tables_for, worker.address)
+    return rows_to_table(solve_chunk(job, tables_for, worker.address))
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:
@@ -83,12 +90,12 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     start, done_solves, total = time.perf_counter(), plan.solves(plan.done_jobs()), plan.solves()
     new_solves = 0
     try:
-        for future, rows in as_completed(futures, with_results=True):
+        for future, table in as_completed(futures, with_results=True):
             job = jobs[future.key]
-            write_part(spec, job.chunk, rows)
+            write_part(spec, job.chunk, table)
             plan.done.add(job.chunk)
-            done_solves += len(rows)
-            new_solves += len(rows)
+            done_solves += table.num_rows
+            new_solves += table.num_rows
             future.release()
             if on_progress is not None:
                 on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total, new_solves,

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from solver.errors import InvalidOptionError, TilesweepError
 
-from .schema import CHUNK_KEY, RESULT_SCHEMA, SPEC_KEY, rows_to_table
+from .schema import CHUNK_KEY, RESULT_SCHEMA, SPEC_KEY
 from .spec import SweepSpec
 
 
@@ -69,11 +69,12 @@ def part_metadata(spec: SweepSpec, chunk: int) -> dict[bytes, bytes]:
     return {SPEC_KEY: spec.to_json().encode(), CHUNK_KEY: str(chunk).encode()}
 
 
-def write_part(spec: SweepSpec, chunk: int, rows: list[dict]) -> Path:
-    """Write one chunk's rows to ``results/part-XXXXX.parquet`` atomically."""
+def write_part(spec: SweepSpec, chunk: int, table: pa.Table) -> Path:
+    """Write one chunk's rows (a table in the result schema) to ``results/part-XXXXX.parquet``
+    atomically."""
     path = results_dir(spec.folder) / part_name(chunk)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(rows_to_table(rows, part_metadata(spec, chunk)), tmp)
+    pq.write_table(table.replace_schema_metadata(part_metadata(spec, chunk)), tmp)
     os.replace(tmp, path)
     return path
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from solver.board import goal_label, goal_tiles
 from solver.options import check_size, whole_number
 from solver.errors import InvalidOptionError
-from solver.heuristics import parse_heuristic
+from solver.heuristics import HeuristicSpec, parse_heuristic
 from solver.solve import INFORMED, check_algorithm
 
 SPEC_VERSION = 1
@@ -39,8 +39,16 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "workers": "workers"}
 RUN_KEYS = ("store", "scheduler", "workers")
 TARGET_TASK_SECONDS = 2.0
-# Rough seconds per solve, used only to pick a default chunk size (tasks of ~2 s).
+# Solve times are heavy-tailed (one random 15-puzzle can take 100 times the median), so
+# each worker gets many tasks: the last one to finish then leaves a core idle only briefly.
+TASKS_PER_WORKER = 16
+# Rough seconds per solve, used only to pick a default chunk size (tasks of ~2 s). A
+# random 15-puzzle takes IDA* seconds with Manhattan distance but milliseconds with a
+# large pattern database (measured here: 7-8 ~0.015 s, 6-6-3 ~0.1 s, 5-5-5 ~1 s), so the
+# largest PDB group sets the 15-puzzle figure; too small a chunk spends the workers' time
+# on per-task overhead.
 SECONDS_PER_SOLVE = {3: 1e-3, 4: 0.5, 5: 30.0}
+PDB_SECONDS_PER_SOLVE_4X4 = {8: 0.02, 7: 0.05, 6: 0.2}  # by the largest group's tile count
 WALK_SECONDS_PER_SOLVE = 2e-3
 
 
@@ -214,11 +222,24 @@ def _size_goal(opts: dict) -> tuple[int, str]:
     return size, goal_label(goal_tiles(goal or "blank-last", size))
 
 
-def auto_chunk_size(size: int, source: str, count: int, n_combos: int, workers: int) -> int:
-    """Instances per task so a task takes ~2 s, with at least ~4 tasks per worker."""
-    per_solve = WALK_SECONDS_PER_SOLVE if source.startswith("walk:") and size > 3 else SECONDS_PER_SOLVE[size]
-    by_time = int(TARGET_TASK_SECONDS / (per_solve * max(1, n_combos)))
-    by_balance = math.ceil(count / (4 * max(1, workers)))
+def seconds_per_solve(size: int, source: str, heuristic: HeuristicSpec | None) -> float:
+    """A rough guess of one solve's time, for :func:`auto_chunk_size` only."""
+    if source.startswith("walk:") and size > 3:
+        return WALK_SECONDS_PER_SOLVE
+    if size == 4 and heuristic is not None and heuristic.is_pdb:
+        return PDB_SECONDS_PER_SOLVE_4X4.get(max(len(g) for g in heuristic.groups), SECONDS_PER_SOLVE[4])
+    return SECONDS_PER_SOLVE[size]
+
+
+def auto_chunk_size(size: int, source: str, count: int, heuristics, workers: int) -> int:
+    """Instances per task so a task takes ~2 s, with at least ``TASKS_PER_WORKER`` per worker.
+
+    ``heuristics`` holds one parsed heuristic (None for an uninformed algorithm) per
+    (algorithm, heuristic) pair that every instance runs.
+    """
+    per_instance = sum(seconds_per_solve(size, source, h) for h in heuristics) or SECONDS_PER_SOLVE[size]
+    by_time = int(TARGET_TASK_SECONDS / per_instance)
+    by_balance = math.ceil(count / (TASKS_PER_WORKER * max(1, workers)))
     return max(1, min(by_time, by_balance))
 
 
@@ -290,4 +311,5 @@ def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
             old = None  # reported when the folder is opened
         if old is not None and {**old.identity(), "chunk_size": 0} == spec.identity():
             return old.chunk_size
-    return auto_chunk_size(spec.size, spec.instances, spec.count, len(spec.combos), workers)
+    heuristics = [parse_heuristic(h, spec.size, spec.goal_tuple) if h != "none" else None for _, h in spec.combos]
+    return auto_chunk_size(spec.size, spec.instances, spec.count, heuristics, workers)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -102,6 +103,11 @@ def goal_tiles(goal: str, size: int) -> tuple[int, ...]:
 
 def goal_label(tiles: tuple[int, ...]) -> str:
     """Name a goal: its standard name, or its tiles separated by spaces."""
+    return _goal_label(tuple(tiles))
+
+
+@lru_cache(maxsize=64)
+def _goal_label(tiles: tuple[int, ...]) -> str:
     size = size_for_count(len(tiles))
     for name in GOAL_NAMES:
         if size and goal_tiles(name, size) == tuple(tiles):

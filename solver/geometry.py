@@ -43,6 +43,14 @@ def neighbours(size: int) -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=None)
+def neighbours64(size: int) -> np.ndarray:
+    """:func:`neighbours` as ``int64``, the form the general kernels take (read-only)."""
+    table = neighbours(size).astype(np.int64)
+    table.flags.writeable = False
+    return table
+
+
 def transpose_cell(cell: int, size: int) -> int:
     """Return the cell mirrored about the main diagonal."""
     row, col = divmod(cell, size)

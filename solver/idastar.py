@@ -95,7 +95,7 @@ def write_path(path, lists, st_pos, depth):
 
 
 @kernel
-def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
+def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
     """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``).
 
     Parameters
@@ -105,7 +105,6 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
     nbr8 : int8[N, 4]       neighbour table, -1 off the board
     tile_cost : int32[N, N] scaled cost of tile t on cell c
     scale : int64           1, or the fixed-point scale
-    h0 : int64              the start's heuristic sum (scaled)
     max_nodes : int64       budget on nodes generated
 
     Returns
@@ -127,7 +126,9 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, h0, max_nodes):
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     blank0 = 0
+    h0 = np.int64(0)  # the start's scaled sum
     for c in range(n):
+        h0 += tile_cost[tiles8[c], c]
         if tiles8[c] == 0:
             blank0 = c
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale

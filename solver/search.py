@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import numpy as np
 
 from .ebf import effective_branching_factor
-from .geometry import MOVES, neighbours
+from .geometry import MOVES, neighbours, neighbours64
 from .hstate import HS_LEN, h_init
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
 from .idastar import _idastar, _idastar_tiles
@@ -15,11 +16,18 @@ from .idastar import _idastar, _idastar_tiles
 STATUS = {0: "solved", 1: "budget_exceeded", 2: "depth_limit"}
 
 
+@lru_cache(maxsize=64)
+def goal_positions(goal: tuple[int, ...]) -> np.ndarray:
+    """``int64[N]``: the cell of each tile of ``goal`` (cached: a sweep has one goal)."""
+    pos = positions(goal)
+    pos.flags.writeable = False
+    return pos
+
+
 def positions(tiles: tuple[int, ...]) -> np.ndarray:
     """``int64[N]``: the cell of each tile."""
     pos = np.empty(len(tiles), dtype=np.int64)
-    for cell, tile in enumerate(tiles):
-        pos[tile] = cell
+    pos[list(tiles)] = np.arange(len(tiles))
     return pos
 
 
@@ -30,8 +38,11 @@ def heuristic_of(board, goal, H) -> int:
     return int(h_init(tiles, pos, board.size, H, np.zeros((1, HS_LEN), dtype=np.int64), 0))
 
 
+_MOVE_LETTERS = bytes.maketrans(bytes(range(len(MOVES))), MOVES.encode())
+
+
 def _moves_text(path: np.ndarray, cost: int) -> str:
-    return "".join(MOVES[m] for m in path[:cost])
+    return path[:cost].tobytes().translate(_MOVE_LETTERS).decode()
 
 
 def _finish(result, status, path, cost, generated, expanded, h0, seconds):
@@ -79,28 +90,27 @@ def _solved_at_start(result, h0):
 
 
 def run_idastar(board, goal, H, budget, result):
-    goal_pos = positions(goal)
+    goal_pos = goal_positions(goal)
     nbr = neighbours(board.size)
     per_tile = not H.use_lc and H.n_groups == 0
     if per_tile:
         def call(tiles):
-            tile_sum = np.int64(sum(int(H.tile_cost[t, c]) for c, t in enumerate(tiles)))
-            return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, tile_sum, budget)
+            return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, budget)
     else:
-        nbr64 = nbr.astype(np.int64)
+        nbr64 = neighbours64(board.size)
 
         def call(tiles):
             return _idastar(tiles, board.size, goal_pos, nbr64, H, budget)
     (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(
         call, board, goal, "idastar-tiles" if per_tile else "idastar")
-    result.iterations = [{"bound": int(b), "nodes_generated": int(k)}
-                         for b, k in zip(bounds[:n_iter], iter_nodes[:n_iter])]
+    result.iterations = [{"bound": b, "nodes_generated": k}
+                         for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist())]
     return _finish(result, status, path, cost, gen, exp, h0, seconds)
 
 
 def _graph_runner(kind):
     def run_graph(board, goal, H, budget, result):
-        goal_pos, nbr = positions(goal), neighbours(board.size).astype(np.int64)
+        goal_pos, nbr = goal_positions(goal), neighbours64(board.size)
 
         def call(tiles):
             return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, budget)

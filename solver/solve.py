@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,9 +43,12 @@ class SolveResult:
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        out = asdict(self)
-        out.pop("extra")
-        return out
+        # Shallow on purpose: dataclasses.asdict deep-copies ``iterations``, which cost
+        # more than a short solve itself.
+        return {name: getattr(self, name) for name in _RESULT_FIELDS}
+
+
+_RESULT_FIELDS = tuple(f.name for f in fields(SolveResult) if f.name != "extra")
 
 
 def check_algorithm(name: str) -> str:
@@ -67,6 +71,11 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
 
 def resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
     """Goal tiles from a name or tiles, checked against ``size``."""
+    return _resolve_goal(goal if isinstance(goal, str) else tuple(goal), size)
+
+
+@lru_cache(maxsize=64)  # a sweep solves thousands of boards for one goal
+def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
     if isinstance(goal, str):
         return goal_tiles(goal, size)
     if len(goal) != size * size or sorted(goal) != list(range(size * size)):
