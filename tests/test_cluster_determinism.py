@@ -1,9 +1,13 @@
 """The same sweep gives identical rows in-process, on 1 and on 2 Dask workers, for any chunking."""
 
-import pandas as pd
+import dataclasses
 
-from cluster.connect import connect
+import pandas as pd
+import pytest
+
+from cluster.connect import ClusterError, connect
 from cluster.run import run_plan
+from jobs.parts import finished_chunks
 from jobs.results import load_results
 from jobs.schema import TIMING_COLUMNS
 from jobs.spec import build_spec
@@ -37,3 +41,22 @@ def test_same_rows_for_any_worker_count_and_chunk_size(tmp_path):
     pd.testing.assert_frame_equal(rows(one), reference)
     pd.testing.assert_frame_equal(rows(two), reference)
     assert load_results(two)["worker"].nunique() == 2
+
+
+def test_a_task_that_fails_outside_its_solves_ends_the_run_and_keeps_parts(tmp_path):
+    """A chunk whose rows cannot become a table (here: a sweep name that is not text, as
+    from a mismatched client) fails on the worker after its retries; the run stops with
+    :class:`ClusterError`, the parts already written stay valid, and a rerun completes."""
+    spec, _ = build_spec({**OPTIONS, "out": str(tmp_path), "chunk_size": 10})
+    plan = prepare(spec)
+    plan.jobs[2] = dataclasses.replace(plan.jobs[2], sweep=12345)
+    with connect(workers=1) as client:
+        with pytest.raises(ClusterError, match="a sweep task failed on the cluster .*ArrowTypeError"):
+            run_plan(client, plan)
+    kept = finished_chunks(spec)
+    assert 2 not in kept
+    retry = prepare(spec)
+    assert retry.done == kept and len(retry.pending) == 3 - len(kept)
+    with connect(workers=1) as client:
+        run_plan(client, retry)
+    pd.testing.assert_frame_equal(rows(spec.folder), rows(sweep(tmp_path, "local", 30, 0)))
