@@ -35,6 +35,11 @@ from jobs.work import solve_chunk  # noqa: E402
 _TABLES: dict = {}
 
 
+def sweep_options(tmp: str, name: str, args) -> dict:
+    return dict(size=4, goal="blank-first", instances=args.instances, count=args.count, seed=2,
+                algorithms=("idastar",), heuristics=(args.heuristic,), chunk_size=args.chunk, out=tmp, name=name)
+
+
 def _solve_plain(job) -> int:
     """A plain process's task: solve one chunk with tables mapped once per process."""
     if not _TABLES:
@@ -44,10 +49,7 @@ def _solve_plain(job) -> int:
 
 def plain_processes(tmp: str, workers: int, args) -> float:
     """Wall seconds for the sweep's chunks on ``workers`` plain processes (warmed first)."""
-    options = dict(size=4, goal="blank-first", instances=args.instances, count=args.count, seed=2,
-                   algorithms=("idastar",), heuristics=(args.heuristic,), chunk_size=args.chunk, out=tmp,
-                   name=f"plain{workers}")
-    plan = prepare(build_spec(options, workers=workers)[0])
+    plan = prepare(build_spec(sweep_options(tmp, f"plain{workers}", args), workers=workers)[0])
     with ProcessPoolExecutor(workers) as pool:
         list(pool.map(_solve_plain, plan.jobs[:workers]))  # map tables, compile kernels
         start = time.perf_counter()
@@ -57,9 +59,7 @@ def plain_processes(tmp: str, workers: int, args) -> float:
 
 def timed_sweep(tmp: str, workers: int, run: int, args) -> tuple[float, int, int]:
     """(wall seconds, nodes generated, chunk size) of one sweep on a fresh cluster."""
-    options = dict(size=4, goal="blank-first", instances=args.instances, count=args.count, seed=2,
-                   algorithms=("idastar",), heuristics=(args.heuristic,), chunk_size=args.chunk, out=tmp,
-                   name=f"w{workers}-{run}")
+    options = sweep_options(tmp, f"w{workers}-{run}", args)
     spec = build_spec(options, workers=workers)[0]
     plan = prepare(spec)
     with connect(workers=workers) as client:
