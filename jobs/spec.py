@@ -40,8 +40,11 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
 RUN_KEYS = ("store", "scheduler", "workers")
 TARGET_TASK_SECONDS = 2.0
 # Solve times are heavy-tailed (one random 15-puzzle can take 100 times the median), so
-# each worker gets many tasks: the last one to finish then leaves a core idle only briefly.
-TASKS_PER_WORKER = 16
+# each worker gets several tasks: the last one to finish then leaves a core idle only
+# briefly. More is not better: every task costs the client and scheduler a few ms of a
+# core the solves need (measured on 2 workers: the solving threads were off-CPU 10 % of
+# the time with 30 tasks per worker, 4 % with 8).
+TASKS_PER_WORKER = 8
 # Rough seconds per solve, used only to pick a default chunk size (tasks of ~2 s). A
 # random 15-puzzle takes IDA* seconds with Manhattan distance but milliseconds with a
 # large pattern database (measured here: 7-8 ~0.015 s, 6-6-3 ~0.1 s, 5-5-5 ~1 s), so the
