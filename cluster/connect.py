@@ -29,7 +29,7 @@ EMBEDDED_CONFIG = {
 
 
 class ClusterError(TilesweepError):
-    """The scheduler cannot be reached."""
+    """The scheduler cannot be reached, or a sweep task failed on the cluster."""
 
 
 def scheduler_address(scheduler: str | None) -> str | None:
