@@ -181,19 +181,24 @@ def pdb_build(
     run_guarded(action)
 
 
+def read_store(store, read):
+    """(store root, ``read(opened store)``), with store errors as one line."""
+    from pdb_store import open_store
+
+    def action():
+        with open_store(store) as opened:
+            return opened.root, read(opened)
+
+    return run_guarded(action)
+
+
 @pdb_app.command("list")
 def pdb_list(store: StoreOpt = None) -> None:
     """List the store's tables: goal, tiles, entries, bytes, max and mean value, build time.
 
     Example: tilesweep pdb list --store ./pdb
     """
-    from pdb_store import open_store
-
-    def action():
-        with open_store(store) as opened:
-            return opened.root, opened.entries()
-
-    root, entries = run_guarded(action)
+    root, entries = read_store(store, lambda opened: opened.entries())
     typer.echo(f"store {root}: {len(entries)} table(s)")
     if entries:
         typer.echo(f"{'size':>4}  {'goal':<11}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
@@ -210,13 +215,7 @@ def pdb_verify(store: StoreOpt = None) -> None:
 
     Example: tilesweep pdb verify --store ./pdb
     """
-    from pdb_store import open_store
-
-    def action():
-        with open_store(store) as opened:
-            return opened.root, opened.verify()
-
-    root, checks = run_guarded(action)
+    root, checks = read_store(store, lambda opened: opened.verify())
     bad = [c for c in checks if not c.ok]
     for c in checks:
         typer.echo(f"{'ok ' if c.ok else 'BAD'}  {c.file}" + ("" if c.ok else f"  {c.problem}"))

@@ -84,15 +84,18 @@ def goal_cells(goal) -> dict[int, tuple[int, int]]:
     return {t: divmod(i, size) for i, t in enumerate(goal)}
 
 
-def manhattan(tiles, goal) -> int:
-    """Sum over non-blank tiles of |row - goal row| + |column - goal column|."""
+def displacements(tiles, goal):
+    """(row offset, column offset) of each non-blank tile from its goal cell."""
     where, size = goal_cells(goal), side(tiles)
-    total = 0
     for i, t in enumerate(tiles):
         if t:
             r, c = divmod(i, size)
-            total += abs(r - where[t][0]) + abs(c - where[t][1])
-    return total
+            yield r - where[t][0], c - where[t][1]
+
+
+def manhattan(tiles, goal) -> int:
+    """Sum over non-blank tiles of |row - goal row| + |column - goal column|."""
+    return sum(abs(dr) + abs(dc) for dr, dc in displacements(tiles, goal))
 
 
 def misplaced(tiles, goal) -> int:
@@ -102,23 +105,13 @@ def misplaced(tiles, goal) -> int:
 
 def euclidean_fixed(tiles, goal) -> int:
     """ceil(sum(floor(d * 2^20)) / 2^20): the fixed point of solver/heuristics.py."""
-    where, size = goal_cells(goal), side(tiles)
-    total = 0
-    for i, t in enumerate(tiles):
-        if t:
-            r, c = divmod(i, size)
-            total += math.floor(math.hypot(r - where[t][0], c - where[t][1]) * EUCLID_SCALE)
+    total = sum(math.floor(math.hypot(dr, dc) * EUCLID_SCALE) for dr, dc in displacements(tiles, goal))
     return -(-total // EUCLID_SCALE)
 
 
 def euclidean(tiles, goal) -> int:
     """ceil of the real sum of straight-line distances of the non-blank tiles."""
-    where, size = goal_cells(goal), side(tiles)
-    total = 0.0
-    for i, t in enumerate(tiles):
-        if t:
-            r, c = divmod(i, size)
-            total += math.sqrt((r - where[t][0]) ** 2 + (c - where[t][1]) ** 2)
+    total = sum(math.sqrt(dr ** 2 + dc ** 2) for dr, dc in displacements(tiles, goal))
     return math.ceil(total - 1e-9)
 
 
