@@ -11,6 +11,16 @@ import sys
 import time
 from typing import Annotated, Optional
 
+if not __package__:  # run as `python cli.py`: this checkout's folder is the tilesweep package
+    import importlib.util
+    from pathlib import Path as _Path
+
+    _root = _Path(__file__).resolve().parent
+    _spec = importlib.util.spec_from_file_location("tilesweep", _root / "__init__.py",
+                                                   submodule_search_locations=[str(_root)])
+    sys.modules["tilesweep"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["tilesweep"])
+
 import typer
 from typer.core import TyperGroup
 
@@ -19,7 +29,7 @@ try:  # recent typer vendors its own click
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_errors
 
-from solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
+from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 
 
 
@@ -81,11 +91,11 @@ def run_guarded(action):
 
 def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bool) -> tuple:
     """Pattern databases a ``pdb:`` heuristic needs, built on first use unless ``build`` is off."""
-    from solver.heuristics import parse_heuristic
+    from tilesweep.solver.heuristics import parse_heuristic
     spec = parse_heuristic(heuristic, size, goal)
     if not spec.is_pdb:
         return ()
-    from pdb_store import open_store, tables_for
+    from tilesweep.pdb_store import open_store, tables_for
 
     def announce(group):
         typer.echo(f"building pattern database for tiles {','.join(map(str, group))} "
@@ -129,9 +139,9 @@ def solve(
 
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
-    from solver import Board, solve as solve_board
-    from solver.options import check_size, whole_number
-    from solver.solve import check_algorithm, resolve_goal
+    from tilesweep.solver import Board, solve as solve_board
+    from tilesweep.solver.options import check_size, whole_number
+    from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():
         board = Board.parse(tiles, None if size is None else check_size(size))
@@ -161,10 +171,10 @@ def pdb_build(
 
     Example: tilesweep pdb build --size 4 --partition 7-8 --goal blank-first
     """
-    from pdb_store import open_store
-    from solver.heuristics import parse_heuristic
-    from solver.options import check_size
-    from solver.solve import resolve_goal
+    from tilesweep.pdb_store import open_store
+    from tilesweep.solver.heuristics import parse_heuristic
+    from tilesweep.solver.options import check_size
+    from tilesweep.solver.solve import resolve_goal
 
     def action():
         width = check_size(size)
@@ -183,7 +193,7 @@ def pdb_build(
 
 def read_store(store, read):
     """(store root, ``read(opened store)``), with store errors as one line."""
-    from pdb_store import open_store
+    from tilesweep.pdb_store import open_store
 
     def action():
         with open_store(store) as opened:
@@ -254,7 +264,7 @@ class ProgressBar:
 
 
 def _print_frame(frame, fmt: str) -> None:
-    from jobs.summary import format_frame
+    from tilesweep.jobs.summary import format_frame
     typer.echo(format_frame(frame, fmt))
 
 
@@ -283,8 +293,8 @@ def sweep(
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
     """
     import os
-    from jobs.spec import build_spec
-    from jobs.sweep import finish, prepare
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import finish, prepare
 
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
@@ -310,8 +320,8 @@ def sweep(
 def _run_sweep(spec, run, plan) -> None:
     """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command."""
     import time
-    from cluster.connect import connect, dashboard_link
-    from cluster.run import run_plan
+    from tilesweep.cluster.connect import connect, dashboard_link
+    from tilesweep.cluster.run import run_plan
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
@@ -328,7 +338,7 @@ def _run_sweep(spec, run, plan) -> None:
     try:
         run_guarded(action)
     except KeyboardInterrupt:
-        from jobs.parts import finished_chunks
+        from tilesweep.jobs.parts import finished_chunks
         saved = len(finished_chunks(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
         typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in "
                    f"{spec.folder}; resume with:\n  {spec.command(run, _prog())}", err=True)
@@ -355,8 +365,8 @@ def summary(
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from jobs.results import load_results
-    from jobs.summary import format_frame, summarize
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.summary import format_frame, summarize
 
     def action():
         if fmt not in ("table", "csv", "json"):
@@ -386,9 +396,9 @@ def query(
     Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
     """
     from pathlib import Path
-    from jobs.query import FORMATS, parse_query, run_query
-    from jobs.results import load_results
-    from jobs.summary import format_frame
+    from tilesweep.jobs.query import FORMATS, parse_query, run_query
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.summary import format_frame
 
     def action():
         if fmt not in FORMATS:

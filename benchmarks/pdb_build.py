@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.board import goal_tiles  # noqa: E402
-from solver.heuristics import partition_groups  # noqa: E402
+from tilesweep.solver.board import goal_tiles  # noqa: E402
+from tilesweep.solver.heuristics import partition_groups  # noqa: E402
 
 ORDER = [(3, "4-4"), (3, "5-3"), (4, "5-5-5"), (4, "6-6-3"), (4, "7-8")]
 
@@ -48,9 +48,9 @@ def machine() -> str:
 
 def build_child(size: int, partition: str, goal: str, store: str) -> None:
     """Build one partition in this process; print a JSON line with the figures."""
-    from pdb_store import open_store
+    from tilesweep.pdb_store import open_store
 
-    from pdb_store import build_table
+    from tilesweep.pdb_store import build_table
 
     tiles = goal_tiles(goal, size)
     started = time.perf_counter()
@@ -74,7 +74,7 @@ def build_child(size: int, partition: str, goal: str, store: str) -> None:
 
 def map_child(store: str, goal: str) -> None:
     """Map the 7-8 tables, touch every page, say ``ready`` and wait for a line on stdin."""
-    from pdb_store import open_store
+    from tilesweep.pdb_store import open_store
 
     tiles = goal_tiles(goal, 4)
     with open_store(store) as opened:

@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from machine import machine  # noqa: E402
-from pdb_store import open_store, tables_for  # noqa: E402
-from solver import Board, goal_tiles, is_solvable, parse_heuristic, solve  # noqa: E402
-from solver.geometry import neighbours  # noqa: E402
-from solver.heuristics import kernel_heuristic  # noqa: E402
-from solver.hstate import h_many  # noqa: E402
+from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
+from tilesweep.solver import Board, goal_tiles, is_solvable, parse_heuristic, solve  # noqa: E402
+from tilesweep.solver.geometry import neighbours  # noqa: E402
+from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
+from tilesweep.solver.hstate import h_many  # noqa: E402
 
 HEURISTICS = ["manhattan", "linear-conflict", "pdb:4-4", "pdb:5-3", "pdb:4-4+reflect", "pdb:5-3+reflect"]
 

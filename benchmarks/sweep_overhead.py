@@ -25,10 +25,10 @@ import dask  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from cluster.connect import connect  # noqa: E402
-from cluster.run import run_plan  # noqa: E402
-from jobs.spec import build_spec  # noqa: E402
-from jobs.sweep import prepare, run_local  # noqa: E402
+from tilesweep.cluster.connect import connect  # noqa: E402
+from tilesweep.cluster.run import run_plan  # noqa: E402
+from tilesweep.jobs.spec import build_spec  # noqa: E402
+from tilesweep.jobs.sweep import prepare, run_local  # noqa: E402
 
 
 def machine() -> str:

@@ -25,13 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sweep_overhead import machine  # noqa: E402
 
-from cluster.connect import connect  # noqa: E402
-from cluster.run import run_plan  # noqa: E402
-from cluster.tables import open_tables, resolve  # noqa: E402
-from jobs.results import load_results  # noqa: E402
-from jobs.spec import build_spec  # noqa: E402
-from jobs.sweep import prepare  # noqa: E402
-from jobs.work import solve_chunk  # noqa: E402
+from tilesweep.cluster.connect import connect  # noqa: E402
+from tilesweep.cluster.run import run_plan  # noqa: E402
+from tilesweep.cluster.tables import open_tables, resolve  # noqa: E402
+from tilesweep.jobs.results import load_results  # noqa: E402
+from tilesweep.jobs.spec import build_spec  # noqa: E402
+from tilesweep.jobs.sweep import prepare  # noqa: E402
+from tilesweep.jobs.work import solve_chunk  # noqa: E402
 
 _TABLES: dict = {}
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import dask
 from distributed import Client, LocalCluster
 
-from solver.errors import InvalidOptionError, TilesweepError
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
 

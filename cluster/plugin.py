@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from distributed import WorkerPlugin
 
-from solver.board import Board
-from solver.solve import solve
+from tilesweep.solver.board import Board
+from tilesweep.solver.solve import solve
 
 from .malloc import relax_heap_trimming
 from .tables import open_tables

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import pyarrow as pa
 from distributed import Client, as_completed, get_worker
 
-from jobs.parts import write_part
-from jobs.schema import rows_to_table
-from jobs.sweep import Plan
-from jobs.work import ChunkJob, solve_chunk
-from solver.errors import TilesweepError
+from tilesweep.jobs.parts import write_part
+from tilesweep.jobs.schema import rows_to_table
+from tilesweep.jobs.sweep import Plan
+from tilesweep.jobs.work import ChunkJob, solve_chunk
+from tilesweep.solver.errors import TilesweepError
 
 from .connect import ClusterError
 from .plugin import SweepPlugin

@@ -8,8 +8,8 @@ under the store's lock before any solve task starts.
 
 from __future__ import annotations
 
-from solver.errors import TilesweepError
-from solver.heuristics import parse_heuristic
+from tilesweep.solver.errors import TilesweepError
+from tilesweep.solver.heuristics import parse_heuristic
 
 
 class StoreUnavailableError(TilesweepError):
@@ -23,7 +23,7 @@ def pdb_heuristics(heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
 
 def _store_api():
     try:
-        from pdb_store import open_store, resolve_store, tables_for
+        from tilesweep.pdb_store import open_store, resolve_store, tables_for
     except ImportError as err:
         raise StoreUnavailableError(f"pattern-database heuristics need pdb_store.open_store/"
                                     f"tables_for, which are not available ({err})") from None

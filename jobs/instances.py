@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.board import Board, parse_tiles, size_for_count, split_tiles
-from solver.errors import InvalidBoardError, InvalidOptionError
-from solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.board import Board, parse_tiles, size_for_count, split_tiles
+from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError
+from tilesweep.solver.generators import random_walk_instance, uniform_instance
 
 from .spec import KORF100, SweepSpec
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from solver.errors import InvalidOptionError, TilesweepError
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 from .schema import CHUNK_KEY, RESULT_SCHEMA, SPEC_KEY
 from .spec import SweepSpec

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError
 
 AGGREGATES = ("count", "sum", "mean", "median", "min", "max", "std", "nunique", "first", "last")
 FORMATS = ("table", "csv", "json", "parquet")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError
 
 from .parts import read_part
 from .schema import RESULT_SCHEMA

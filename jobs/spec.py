@@ -19,11 +19,11 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from solver.board import goal_label, goal_tiles
-from solver.options import check_size, whole_number
-from solver.errors import InvalidOptionError
-from solver.heuristics import HeuristicSpec, parse_heuristic
-from solver.solve import INFORMED, check_algorithm
+from tilesweep.solver.board import goal_label, goal_tiles
+from tilesweep.solver.options import check_size, whole_number
+from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
+from tilesweep.solver.solve import INFORMED, check_algorithm
 
 SPEC_VERSION = 1
 SOURCES = ("uniform", "walk:K", "korf100", "FILE")

@@ -16,7 +16,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError
 
 KEYS = ["size", "algorithm", "heuristic"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]

@@ -11,9 +11,9 @@ import os
 import socket
 from dataclasses import dataclass
 
-from solver.board import Board, goal_label
-from solver.heuristics import parse_heuristic
-from solver.solve import solve
+from tilesweep.solver.board import Board, goal_label
+from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.solve import solve
 
 from .schema import normalise_row
 from .spec import SweepSpec

@@ -27,7 +27,7 @@ import numpy as np
 from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from solver.jit import JIT_OPTIONS, kernel
+from tilesweep.solver.jit import JIT_OPTIONS, kernel
 
 from .atomics import atomic_or
 

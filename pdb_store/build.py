@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.errors import InvalidBoardError
-from solver.geometry import SIZES, neighbours
-from solver.ranking import placement_count
+from tilesweep.solver.errors import InvalidBoardError
+from tilesweep.solver.geometry import SIZES, neighbours
+from tilesweep.solver.ranking import placement_count
 
 from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
 

@@ -1,6 +1,6 @@
 """Errors of the pattern-database store; each names the file and says the fix."""
 
-from solver.errors import TilesweepError
+from tilesweep.solver.errors import TilesweepError
 
 
 class MissingTableError(TilesweepError, KeyError):

@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from solver.board import goal_label
+from tilesweep.solver.board import goal_label
 
 from .errors import CorruptTableError
 from .files import atomic_write, file_lock

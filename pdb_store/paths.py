@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from solver.board import goal_label
+from tilesweep.solver.board import goal_label
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_LOCK = "manifest.lock"

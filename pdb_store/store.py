@@ -21,8 +21,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from solver.board import goal_tiles
-from solver.heuristics import HeuristicSpec
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.heuristics import HeuristicSpec
 
 from .build import build_table, check_goal_group
 from .errors import CorruptTableError, MissingTableError, StoreError

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.ranking import placement_count
+from tilesweep.solver.ranking import placement_count
 
 from .errors import CorruptTableError, MissingTableError
 from .files import read_npy_header, sha256_file

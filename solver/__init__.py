@@ -2,7 +2,7 @@
 
 Pure computation: no files, no Dask, no printing. The public vocabulary::
 
-    from solver import Board, solve
+    from tilesweep.solver import Board, solve
     result = solve(Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "astar", "manhattan")
 """
 

@@ -1,6 +1,9 @@
-"""Shared fixtures: the Korf (1985) instances; the ``slow`` marker for exhaustive tiers.
+"""Shared fixtures: the Korf (1985) instances; the markers of the slow tiers.
 
-Slow tiers run by default, as in CI; ``-m "not slow"`` leaves them out while developing.
+Every tier runs by default, as in CI. ``-m "not slow"`` leaves out all slow tiers while
+developing: the exhaustive checks (``slow``) and the tiers that start real processes
+(``cluster``: Dask schedulers and workers; ``docker``: images and containers; ``browser``:
+headless Chromium), which count as slow too. ``-m cluster`` and the like run one tier.
 """
 
 from pathlib import Path
@@ -10,8 +13,24 @@ import pytest
 DATA = Path(__file__).parent / "data"
 
 
+SLOW_TIERS = {
+    "cluster": "starts real Dask schedulers and workers",
+    "docker": "builds images and runs containers with the Docker engine",
+    "browser": "drives headless Chromium",
+}
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: exhaustive or long-running checks (deselect with -m 'not slow')")
+    for name, what in SLOW_TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {what}; counts as slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test of a slow tier is slow too, so ``-m "not slow"`` is the fast tier."""
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SLOW_TIERS):
+            item.add_marker(pytest.mark.slow)
 
 
 def read_korf100() -> dict[int, tuple[int, ...]]:

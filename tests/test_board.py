@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import naive
-from solver import Board, InvalidBoardError, effective_branching_factor, goal_tiles, is_solvable
-from solver.board import parse_tiles
-from solver.generators import random_walk_instance, uniform_instance
-from solver.geometry import MOVES
+from tilesweep.solver import Board, InvalidBoardError, effective_branching_factor, goal_tiles, is_solvable
+from tilesweep.solver.board import parse_tiles
+from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.geometry import MOVES
 
 EIGHT = (8, 6, 7, 2, 5, 4, 3, 0, 1)
 

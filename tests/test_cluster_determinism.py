@@ -5,13 +5,15 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from cluster.connect import ClusterError, connect
-from cluster.run import run_plan
-from jobs.parts import finished_chunks
-from jobs.results import load_results
-from jobs.schema import TIMING_COLUMNS
-from jobs.spec import build_spec
-from jobs.sweep import prepare, run_local
+from tilesweep.cluster.connect import ClusterError, connect
+from tilesweep.cluster.run import run_plan
+from tilesweep.jobs.parts import finished_chunks
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.schema import TIMING_COLUMNS
+from tilesweep.jobs.spec import build_spec
+from tilesweep.jobs.sweep import prepare, run_local
+
+pytestmark = pytest.mark.cluster
 
 OPTIONS = dict(size=3, count=30, seed=3, algorithms=("astar", "idastar"), heuristics=("manhattan", "linear-conflict"),
                name="det")

@@ -18,8 +18,10 @@ import pandas as pd
 import pytest
 from distributed import Client
 
-from jobs.results import load_results
-from jobs.schema import TIMING_COLUMNS
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.schema import TIMING_COLUMNS
+
+pytestmark = pytest.mark.cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 # bfs solves take ~0.5 s each on the 8-puzzle: long enough to interrupt mid-sweep.

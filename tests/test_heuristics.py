@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import naive
-from solver import Board, goal_tiles, solve
-from solver.geometry import MOVES
-from solver.heuristics import kernel_heuristic, parse_heuristic
-from solver.search import heuristic_of
+from tilesweep.solver import Board, goal_tiles, solve
+from tilesweep.solver.geometry import MOVES
+from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.search import heuristic_of
 
 NAMES = ("manhattan", "linear-conflict", "misplaced", "euclidean")
 GOALS = ("blank-last", "blank-first")

@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from jobs.instances import instance_rng, make_instances
-from jobs.spec import SweepSpec, build_spec, combinations
-from jobs.work import chunk_jobs, solve_chunk
-from solver.board import is_solvable
-from solver.errors import InvalidBoardError, InvalidOptionError, UnknownNameError
+from tilesweep.jobs.instances import instance_rng, make_instances
+from tilesweep.jobs.spec import SweepSpec, build_spec, combinations
+from tilesweep.jobs.work import chunk_jobs, solve_chunk
+from tilesweep.solver.board import is_solvable
+from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 
 
 def spec_of(tmp_path, **options):

@@ -3,7 +3,7 @@
 import pytest
 
 import naive
-from solver import Board, goal_tiles, is_solvable, solve
+from tilesweep.solver import Board, goal_tiles, is_solvable, solve
 
 # Optimal solution lengths from Korf (1985), Table 1, for instances IDA* + Manhattan
 # solves in well under a second here.

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from naive_pdb import naive_rank, naive_table, true_distances
-from pdb_store import bfs, build_table
-from pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
-from solver.board import goal_tiles
-from solver.errors import InvalidBoardError
-from solver.heuristics import PARTITIONS, partition_groups
-from solver.jit import JIT_OPTIONS
-from solver.ranking import placement_count, rank_placement
+from tilesweep.pdb_store import bfs, build_table
+from tilesweep.pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.errors import InvalidBoardError
+from tilesweep.solver.heuristics import PARTITIONS, partition_groups
+from tilesweep.solver.jit import JIT_OPTIONS
+from tilesweep.solver.ranking import placement_count, rank_placement
 
 GOALS = ("blank-last", "blank-first")
 CASES_3X3 = [(goal, partition, group)

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from naive_pdb import true_distances
-from pdb_store import open_store, tables_for
-from solver import Board, goal_tiles, parse_heuristic, solve
-from solver.geometry import neighbours
-from solver.heuristics import kernel_heuristic
-from solver.hstate import h_many
+from tilesweep.pdb_store import open_store, tables_for
+from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
+from tilesweep.solver.geometry import neighbours
+from tilesweep.solver.heuristics import kernel_heuristic
+from tilesweep.solver.hstate import h_many
 
 PDB_3X3 = ["pdb:4-4", "pdb:5-3", "pdb:4-4+reflect", "pdb:5-3+reflect", "pdb:1,2,3/4,5,6,7,8+reflect"]
 

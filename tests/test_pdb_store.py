@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdb_store import (CorruptTableError, MissingTableError, StoreError, build_table,
+from tilesweep.pdb_store import (CorruptTableError, MissingTableError, StoreError, build_table,
                        open_store, resolve_store, tables_for)
-from solver.board import goal_tiles
-from solver.errors import TilesweepError
-from solver.heuristics import parse_heuristic
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.errors import TilesweepError
+from tilesweep.solver.heuristics import parse_heuristic
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = goal_tiles("blank-last", 3)
@@ -224,8 +224,8 @@ def test_build_replaces_a_corrupt_table(built):
 
 _BUILDER = textwrap.dedent("""
     import sys, time
-    import pdb_store.store as store_module
-    from pdb_store import open_store
+    import tilesweep.pdb_store.store as store_module
+    from tilesweep.pdb_store import open_store
 
     root, log, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     real_build, real_save = store_module.build_table, store_module.save_npy

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from jobs.query import parse_query, run_query
-from solver.errors import InvalidOptionError
+from tilesweep.jobs.query import parse_query, run_query
+from tilesweep.solver.errors import InvalidOptionError
 
 ROWS = pd.DataFrame({"heuristic": ["m", "m", "lc", "lc"], "status": ["solved"] * 3 + ["error"],
                      "cost": [10, 20, 10, None], "nodes_generated": [100, 300, 50, 0],

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import naive
-from solver import ALGORITHMS, Board, InvalidOptionError, SolveResult, goal_tiles, solve
-from solver import search
-from solver.generators import random_walk_instance
-from solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver import ALGORITHMS, Board, InvalidOptionError, SolveResult, goal_tiles, solve
+from tilesweep.solver import search
+from tilesweep.solver.generators import random_walk_instance
+from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
 
 GOALS = ("blank-last", "blank-first")
 NAMES = ("manhattan", "linear-conflict", "misplaced", "euclidean")

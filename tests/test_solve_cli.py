@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import naive
-from cli import app
+from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_KEYS = {"tiles", "size", "goal", "algorithm", "heuristic", "status", "cost", "moves",

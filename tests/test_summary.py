@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from jobs.summary import format_frame, summarize
-from solver.errors import InvalidOptionError
+from tilesweep.jobs.summary import format_frame, summarize
+from tilesweep.solver.errors import InvalidOptionError
 
 
 def row(instance, heuristic, nodes, status="solved", cost=10, seconds=0.5, algorithm="astar"):

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
