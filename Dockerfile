@@ -28,7 +28,7 @@ WORKDIR /app
 COPY . /app
 
 # tilesweep and its dependencies (pyproject.toml), then bokeh for the scheduler's dashboard.
-RUN bash .ci/install \
+RUN TILESWEEP_NO_BROWSER=1 bash .ci/install \
  && python -m pip install "bokeh>=3.1"
 
 # Writable places for the unprivileged user: numba's on-disk kernel cache, the pattern
