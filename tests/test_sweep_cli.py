@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -60,6 +61,11 @@ def test_folder_layout_and_schema(swept):
     # the summary is printed (stdout) and written
     assert "linear-conflict" in proc.stdout and "node_reduction_pct" in proc.stdout
     assert len(pd.read_parquet(folder / "summary.parquet")) == 4
+
+
+def test_the_embedded_cluster_dashboard_link_is_printed(swept):
+    _, proc = swept
+    assert re.search(r"^dashboard: http://127\.0\.0\.1:\d+/status$", proc.stderr, re.M), proc.stderr
 
 
 def test_three_readers_agree(swept):
