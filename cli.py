@@ -208,14 +208,15 @@ def pdb_list(store: StoreOpt = None) -> None:
 
     Example: tilesweep pdb list --store ./pdb
     """
-    root, entries = read_store(store, lambda opened: opened.entries())
+    root, entries = read_store(store, lambda opened: [(e, opened.file_bytes(e)) for e in opened.entries()])
     typer.echo(f"store {root}: {len(entries)} table(s)")
     if entries:
         typer.echo(f"{'size':>4}  {'goal':<11}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
                    f"{'max':>3}  {'mean':>7}  {'built':<20}  {'seconds':>8}")
-    for e in entries:
+    for e, size in entries:
+        on_disk = "missing" if size is None else f"{size:,}"
         typer.echo(f"{e.size:>4}  {e.goal_name:<11}  {','.join(map(str, e.group)):<22}  {e.entries:>13,}  "
-                   f"{e.entries:>13,}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
+                   f"{on_disk:>13}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
                    f"{e.build_seconds:>8.1f}")
 
 

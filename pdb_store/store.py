@@ -87,6 +87,13 @@ class PDBStore:
         manifest = read_manifest(self.root)
         return [manifest[name] for name in sorted(manifest)]
 
+    def file_bytes(self, entry: TableEntry) -> int | None:
+        """Size on disk of the file of ``entry`` (``.npy`` header included); ``None`` if absent."""
+        try:
+            return (self.root / entry.file).stat().st_size
+        except FileNotFoundError:
+            return None
+
     def _entry(self, size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> TableEntry:
         """The manifest entry of a table, checked against the request."""
         name = table_filename(size, goal, group)
