@@ -422,6 +422,80 @@ def query(
         typer.echo(text)
 
 
+# --- sql, compare, report -------------------------------------------------------------------
+
+SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]
+
+
+def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
+    from pathlib import Path
+    if text is None:
+        return
+    if output:
+        Path(output).write_text(text + "\n")
+    else:
+        typer.echo(text)
+
+
+@app.command()
+def sql(
+    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="A DuckDB SELECT over the views results and summary.")],
+    sweeps: SweepsArg,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Run SQL (DuckDB) over sweeps' Parquet in place: views results (every row) and summary.
+
+    Example: tilesweep sql "SELECT heuristic, avg(nodes_generated) FROM results WHERE status = 'solved' GROUP BY heuristic" sweeps/NAME
+    """
+    import pyarrow.parquet as pq
+    from tilesweep.jobs.query import FORMATS
+    from tilesweep.jobs.report.sql import connect, run_sql
+    from tilesweep.jobs.report.sweeps import open_sweeps
+    from tilesweep.jobs.summary import format_frame
+
+    def action():
+        if fmt not in FORMATS:
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
+        if fmt == "parquet" and not output:
+            raise InvalidOptionError("format 'parquet' needs --output FILE")
+        table = run_sql(connect(open_sweeps(sweeps)), query_text)
+        if fmt == "parquet":
+            pq.write_table(table, output)
+            return None
+        return format_frame(table.to_pandas(), fmt)
+
+    _write_or_echo(run_guarded(action), output)
+
+
+@app.command()
+def compare(
+    old: Annotated[str, typer.Argument(help="The earlier sweep folder.")],
+    new: Annotated[str, typer.Argument(help="The later sweep folder (same instances).")],
+    threshold: Annotated[str, typer.Option("--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
+    fmt: FormatOpt = "table",
+) -> None:
+    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, time ratio.
+
+    Example: tilesweep compare sweeps/before sweeps/after --threshold 5%
+    """
+    from tilesweep.jobs.report.compare import compare as compare_rows, format_comparison, load_pairs_side, parse_threshold
+    from tilesweep.jobs.report.sweeps import open_sweeps
+
+    def action():
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        fraction = parse_threshold(threshold)
+        result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction)
+        return result, format_comparison(result, fmt)
+
+    result, text = run_guarded(action)
+    typer.echo(text)
+    if result.cost_differences:
+        typer.echo(f"error: {result.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

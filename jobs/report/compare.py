@@ -1,0 +1,139 @@
+"""``tilesweep compare OLD NEW``: the same instances run by two sweeps, row by row.
+
+Rows pair on (instance, size, goal, tiles, algorithm, heuristic), so the two sweeps may
+have different names and chunkings. Per configuration (size, algorithm, heuristic):
+
+- ``cost_diff``: pairs both solved with different costs, a correctness alarm (the CLI exits 1);
+- ``nodes_diff``: pairs of the same status with different ``nodes_generated`` (every
+  algorithm here is deterministic, so any difference is a change of behaviour);
+- ``status_diff``: pairs whose status changed (e.g. solved, then budget_exceeded);
+- ``time_ratio``: total search seconds NEW / OLD over the pairs both solved, with a 95 %
+  percentile bootstrap interval over those instances (``ci_low``, ``ci_high``);
+  ``regression`` when the ratio exceeds 1 + threshold and the whole interval lies above 1.
+
+``only_old`` / ``only_new`` count rows without a partner (different instances or configurations).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow.dataset as ds
+
+from tilesweep.solver.errors import InvalidOptionError
+
+from .sweeps import Sweep
+
+CONFIG = ["size", "algorithm", "heuristic"]
+PAIR_KEYS = ["instance", "size", "goal", "tiles", "algorithm", "heuristic"]
+VALUES = ["status", "cost", "nodes_generated", "seconds"]
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Per-configuration figures and every changed pair (kind ``cost``, ``nodes`` or ``status``)."""
+
+    configurations: pd.DataFrame
+    changes: pd.DataFrame
+    threshold: float
+
+    @property
+    def cost_differences(self) -> int:
+        return int(self.configurations["cost_diff"].sum())
+
+
+def parse_threshold(text: str | float) -> float:
+    """``"5%"`` or ``"5"`` (percent) into the fraction 0.05."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%?\s*", str(text))
+    if not match:
+        raise InvalidOptionError(f"threshold {text!r} is not a percentage; expected e.g. 5% or 2.5")
+    return float(match.group(1)) / 100.0
+
+
+def load_pairs_side(sweeps: list[Sweep]) -> pd.DataFrame:
+    """The pairing keys and compared values of every row of ``sweeps``."""
+    dataset = ds.dataset([str(p) for s in sweeps for p in s.parts], format="parquet")
+    frame = dataset.to_table(columns=PAIR_KEYS + VALUES).to_pandas()
+    return frame.drop_duplicates(PAIR_KEYS, keep="last")
+
+
+def ratio_interval(old: np.ndarray, new: np.ndarray, rng: np.random.Generator,
+                   resamples: int = RESAMPLES) -> tuple[float, float, float]:
+    """sum(new) / sum(old) and its 95 % percentile bootstrap interval over the pairs."""
+    if len(old) == 0 or old.sum() <= 0:
+        return (np.nan, np.nan, np.nan)
+    ratios = np.empty(resamples)
+    for i in range(resamples):
+        pick = rng.integers(0, len(old), len(old))
+        total = old[pick].sum()
+        ratios[i] = new[pick].sum() / total if total > 0 else np.nan
+    low, high = np.nanpercentile(ratios, [2.5, 97.5])
+    return (new.sum() / old.sum(), float(low), float(high))
+
+
+def _changes(pairs: pd.DataFrame) -> pd.DataFrame:
+    both = (pairs["status_old"] == "solved") & (pairs["status_new"] == "solved")
+    kinds = {
+        "cost": both & (pairs["cost_old"] != pairs["cost_new"]),
+        "nodes": (pairs["status_old"] == pairs["status_new"]) & (pairs["nodes_generated_old"] != pairs["nodes_generated_new"]),
+        "status": pairs["status_old"] != pairs["status_new"],
+    }
+    columns = CONFIG + ["instance", "status_old", "status_new", "cost_old", "cost_new",
+                        "nodes_generated_old", "nodes_generated_new"]
+    frames = [pairs.loc[mask.fillna(False).astype(bool), columns].assign(kind=kind) for kind, mask in kinds.items()]
+    out = pd.concat(frames, ignore_index=True)
+    return out[["kind"] + columns].sort_values(["kind"] + CONFIG + ["instance"], kind="stable").reset_index(drop=True)
+
+
+def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: float,
+                   rng: np.random.Generator) -> dict:
+    solved = group[(group["status_old"] == "solved") & (group["status_new"] == "solved")]
+    ratio, low, high = ratio_interval(solved["seconds_old"].to_numpy(float), solved["seconds_new"].to_numpy(float), rng)
+    mine = changes[(changes[CONFIG] == pd.Series(dict(zip(CONFIG, key)))).all(axis=1)]
+    paired = group["_merge"] == "both"
+    return dict(zip(CONFIG, key)) | {
+        "paired": int(paired.sum()), "only_old": int((group["_merge"] == "left_only").sum()),
+        "only_new": int((group["_merge"] == "right_only").sum()),
+        **{f"{kind}_diff": int((mine["kind"] == kind).sum()) for kind in ("cost", "nodes", "status")},
+        "time_ratio": ratio, "ci_low": low, "ci_high": high,
+        "regression": bool(ratio > 1 + threshold and low > 1),
+    }
+
+
+def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed: int = 0) -> Comparison:
+    """Pair the rows of ``old`` and ``new`` (frames of :data:`PAIR_KEYS` + :data:`VALUES`)."""
+    pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
+    changes = _changes(pairs[pairs["_merge"] == "both"])
+    rng = np.random.default_rng(seed)
+    rows = [_configuration(key, group, changes, threshold, rng)
+            for key, group in pairs.groupby(CONFIG, sort=False, dropna=False)]
+    return Comparison(pd.DataFrame(rows), changes, threshold)
+
+
+LISTED = 100  # changed pairs the table format lists; csv and json carry every one
+
+
+def format_comparison(comparison: Comparison, fmt: str) -> str:
+    """``table``: configurations, then the changed pairs; ``csv``: configurations;
+    ``json``: ``{"threshold", "configurations", "changes"}``."""
+    import json
+
+    from ..summary import format_frame
+
+    if fmt == "json":
+        return json.dumps({"threshold": comparison.threshold,
+                           "configurations": json.loads(comparison.configurations.to_json(orient="records")),
+                           "changes": json.loads(comparison.changes.to_json(orient="records"))}, indent=2)
+    text = format_frame(comparison.configurations, fmt)
+    if fmt != "table":
+        return text
+    changes = comparison.changes
+    if changes.empty:
+        return text + "\n\nno cost, node or status differences"
+    shown = format_frame(changes.head(LISTED), "table")
+    more = f"\n... and {len(changes) - LISTED} more (--format json lists every one)" if len(changes) > LISTED else ""
+    return f"{text}\n\nchanged pairs ({len(changes)}):\n{shown}{more}"

@@ -1,0 +1,175 @@
+"""``tilesweep sql`` (DuckDB over the Parquet in place) and ``tilesweep compare``, on real
+sweeps run in this process, and on a copy whose Parquet was altered on purpose."""
+
+import json
+import shutil
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from sweeps_local import local_sweep
+from tilesweep.cli import app
+from tilesweep.jobs.report.compare import compare, load_pairs_side, parse_threshold, ratio_interval
+from tilesweep.jobs.report.sweeps import open_sweeps
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.summary import summarize
+from tilesweep.solver.errors import InvalidOptionError
+
+RUNNER = CliRunner()
+SPEC = dict(size=3, count=40, seed=3, algorithms=("astar", "idastar"), heuristics=("manhattan", "linear-conflict"),
+            chunk_size=15)
+# The README's main-job table (summary --baseline manhattan) as one join and one GROUP BY.
+MAIN_JOB_SQL = """
+SELECT r.algorithm, r.heuristic,
+       count(*) FILTER (r.status = 'solved') AS solved,
+       avg(r.nodes_generated) AS nodes_mean, median(r.nodes_generated) AS nodes_median,
+       quantile_cont(r.nodes_generated, 0.9) AS nodes_p90, max(r.nodes_generated) AS nodes_max,
+       avg(r.ebf) AS ebf_mean, avg(r.cost) AS cost_mean,
+       count(*) FILTER (r.nodes_generated < m.nodes_generated) AS fewer,
+       count(*) FILTER (r.nodes_generated = m.nodes_generated) AS equal,
+       count(*) FILTER (r.nodes_generated > m.nodes_generated) AS more,
+       100 * (1 - sum(r.nodes_generated) / sum(m.nodes_generated)) AS node_reduction_pct
+FROM results r
+JOIN results m ON m.sweep = r.sweep AND m.instance = r.instance AND m.algorithm = r.algorithm
+              AND m.heuristic = 'manhattan' AND m.status = 'solved'
+WHERE r.status = 'solved'
+GROUP BY r.algorithm, r.heuristic
+ORDER BY r.algorithm, r.heuristic
+"""
+
+
+@pytest.fixture(scope="module")
+def sweeps(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps")
+    return {name: local_sweep(out, name, **SPEC) for name in ("one", "two")} | {"out": out}
+
+
+def invoke(*args):
+    return RUNNER.invoke(app, [str(a) for a in args])
+
+
+def test_sql_answers_the_main_job_table_with_one_group_by(sweeps):
+    result = invoke("sql", MAIN_JOB_SQL, sweeps["one"], "--format", "json")
+    assert result.exit_code == 0, result.output
+    got = pd.DataFrame(json.loads(result.stdout)).set_index(["algorithm", "heuristic"])
+    want = summarize(load_results(sweeps["one"]), baseline="manhattan").set_index(["algorithm", "heuristic"])
+    assert len(got) == 4 and set(got.index) == set(want.index)
+    for column in ("solved", "nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
+                   "fewer", "equal", "more", "node_reduction_pct"):
+        assert got[column].to_numpy(float) == pytest.approx(want.loc[got.index, column].to_numpy(float)), column
+
+
+def test_sql_views_span_sweeps_with_a_sweep_column(sweeps):
+    query = "SELECT sweep, count(*) AS n, sum(nodes_generated) AS nodes FROM results GROUP BY sweep ORDER BY sweep"
+    rows = json.loads(invoke("sql", query, sweeps["out"], "--format", "json").stdout)
+    assert [r["sweep"] for r in rows] == ["one", "two"] and {r["n"] for r in rows} == {40 * 4}
+    assert rows[0]["nodes"] == rows[1]["nodes"] == int(load_results(sweeps["one"])["nodes_generated"].sum())
+    summary = json.loads(invoke("sql", "SELECT * FROM summary WHERE sweep = 'two'", sweeps["two"], "--format", "json").stdout)
+    assert len(summary) == 4 and {r["instances"] for r in summary} == {40}
+
+
+def test_sql_writes_parquet(sweeps, tmp_path):
+    target = tmp_path / "out.parquet"
+    result = invoke("sql", "SELECT instance, cost FROM results WHERE heuristic = 'manhattan'", sweeps["one"],
+                    "--format", "parquet", "--output", target)
+    assert result.exit_code == 0 and pq.read_table(target).num_rows == 80
+
+
+@pytest.mark.parametrize("args, quoted", [
+    (["SELEC nodes FROM results"], "'SELEC nodes FROM results'"),
+    (["SELECT * FROM nowhere"], "nowhere"),
+    (["SELECT 1", "{missing}"], "does not exist"),
+    (["SELECT 1", "{plain}"], "is not a sweep folder"),
+    (["SELECT 1", "{one}", "--format", "xml"], "'xml'"),
+])
+def test_sql_bad_input_is_one_line_exit_2(sweeps, tmp_path, args, quoted):
+    (tmp_path / "plain").mkdir()
+    paths = {"missing": tmp_path / "missing", "plain": tmp_path / "plain", "one": sweeps["one"]}
+    args = [a.format(**paths) for a in args]
+    result = invoke("sql", *(args if len(args) > 1 else args + [str(sweeps["one"])]))
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr and "Traceback" not in result.output
+
+
+def test_compare_two_sweeps_of_the_same_spec_finds_no_difference(sweeps):
+    result = invoke("compare", sweeps["one"], sweeps["two"], "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["changes"] == [] and len(report["configurations"]) == 4
+    for row in report["configurations"]:
+        assert (row["paired"], row["only_old"], row["only_new"]) == (40, 0, 0)
+        assert row["cost_diff"] == row["nodes_diff"] == row["status_diff"] == 0
+        assert row["ci_low"] <= row["time_ratio"] <= row["ci_high"]
+
+
+def _altered_copy(folder, target, edit):
+    shutil.copytree(folder, target)
+    for part in sorted((target / "results").glob("part-*.parquet")):
+        table = pq.read_table(part)
+        frame = edit(table.to_pandas())
+        pq.write_table(table.from_pandas(frame, schema=table.schema, preserve_index=False), part)
+    return target
+
+
+def test_compare_lists_altered_nodes_and_exits_1_on_a_cost_difference(sweeps, tmp_path):
+    def edit(frame):
+        lc = frame["heuristic"] == "linear-conflict"
+        frame.loc[lc & frame["instance"].isin([4, 17]), "nodes_generated"] += 1
+        frame.loc[lc & (frame["instance"] == 9) & (frame["algorithm"] == "astar"), "cost"] += 2
+        return frame
+
+    new = _altered_copy(sweeps["one"], tmp_path / "altered", edit)
+    result = invoke("compare", sweeps["one"], new, "--format", "json")
+    assert result.exit_code == 1 and "different costs" in result.stderr
+    changes = pd.DataFrame(json.loads(result.stdout)["changes"])
+    nodes = changes[changes["kind"] == "nodes"]
+    assert sorted(zip(nodes["algorithm"], nodes["instance"])) == [("astar", 4), ("astar", 17), ("idastar", 4), ("idastar", 17)]
+    assert set(nodes["heuristic"]) == {"linear-conflict"}
+    cost = changes[changes["kind"] == "cost"]
+    assert cost[["algorithm", "heuristic", "instance"]].values.tolist() == [["astar", "linear-conflict", 9]]
+    assert int(cost["cost_new"].iloc[0]) == int(cost["cost_old"].iloc[0]) + 2
+    table = invoke("compare", sweeps["one"], new)
+    assert table.exit_code == 1 and "changed pairs (5)" in table.stdout
+
+
+def test_compare_real_sweeps_with_a_tighter_budget_lists_status_changes(sweeps, tmp_path):
+    tight = local_sweep(tmp_path, "tight", **{**SPEC, "max_nodes": 300})
+    result = invoke("compare", sweeps["one"], tight, "--format", "json")
+    assert result.exit_code == 0, result.output  # no instance solved by both differs in cost
+    changes = pd.DataFrame(json.loads(result.stdout)["changes"])
+    old = load_results(sweeps["one"])
+    over = old[old["nodes_generated"] > 300]
+    assert len(over) > 0
+    status = changes[changes["kind"] == "status"]
+    assert sorted(zip(status["algorithm"], status["heuristic"], status["instance"])) == \
+        sorted(zip(over["algorithm"], over["heuristic"], over["instance"]))
+    assert set(status["status_new"]) == {"budget_exceeded"}
+
+
+def test_time_ratio_interval_and_regression_flag():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    old = rng.uniform(1, 2, 400)
+    ratio, low, high = ratio_interval(old, old * 1.5, rng)
+    assert ratio == pytest.approx(1.5) and low == pytest.approx(1.5) and high == pytest.approx(1.5)
+    ratio, low, high = ratio_interval(old, old * rng.uniform(0.5, 1.5, 400), rng)
+    assert low < ratio < high and 0.9 < ratio < 1.1
+    frame = pd.DataFrame({"instance": range(400), "size": 3, "goal": "g", "tiles": "t", "algorithm": "astar",
+                          "heuristic": "h", "status": "solved", "cost": 5, "nodes_generated": 10, "seconds": old})
+    slower = compare(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]
+    assert bool(slower["regression"]) and slower["ci_low"] > 1
+    assert not compare(frame, frame.assign(seconds=old * 1.03), threshold=0.05).configurations.iloc[0]["regression"]
+
+
+def test_threshold_parsing():
+    assert parse_threshold("5%") == pytest.approx(0.05) and parse_threshold("2.5") == pytest.approx(0.025)
+    with pytest.raises(InvalidOptionError, match="'five'"):
+        parse_threshold("five")
+
+
+def test_open_sweeps_expands_a_folder_of_sweeps(sweeps):
+    assert [s.name for s in open_sweeps([sweeps["out"]])] == ["one", "two"]
+    assert [s.name for s in open_sweeps([sweeps["one"] / "results"])] == ["one"]
+    assert len(load_pairs_side(open_sweeps([sweeps["one"]]))) == 160
