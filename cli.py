@@ -32,7 +32,6 @@ except ImportError:  # pragma: no cover - older typer on plain click
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 
 
-
 class OneLineErrors(TyperGroup):
     """Report click's own usage errors (a bad option value, an unknown option) as one
     line on stderr with exit code 2, like every other bad input."""
@@ -294,6 +293,7 @@ def sweep(
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
     """
     import os
+
     from tilesweep.jobs.spec import build_spec
     from tilesweep.jobs.sweep import finish, prepare
 
@@ -321,6 +321,7 @@ def sweep(
 def _run_sweep(spec, run, plan) -> None:
     """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command."""
     import time
+
     from tilesweep.cluster.connect import connect, dashboard_link
     from tilesweep.cluster.run import run_plan
 
@@ -366,6 +367,7 @@ def summary(
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from tilesweep.jobs.results import load_results
     from tilesweep.jobs.summary import format_frame, summarize
 
@@ -397,6 +399,7 @@ def query(
     Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
     """
     from pathlib import Path
+
     from tilesweep.jobs.query import FORMATS, parse_query, run_query
     from tilesweep.jobs.results import load_results
     from tilesweep.jobs.summary import format_frame

@@ -48,9 +48,7 @@ def machine() -> str:
 
 def build_child(size: int, partition: str, goal: str, store: str) -> None:
     """Build one partition in this process; print a JSON line with the figures."""
-    from tilesweep.pdb_store import open_store
-
-    from tilesweep.pdb_store import build_table
+    from tilesweep.pdb_store import build_table, open_store
 
     tiles = goal_tiles(goal, size)
     started = time.perf_counter()

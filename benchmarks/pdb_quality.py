@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from machine import machine  # noqa: E402
+
 from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import Board, goal_tiles, is_solvable, parse_heuristic, solve  # noqa: E402
 from tilesweep.solver.geometry import neighbours  # noqa: E402

@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label, goal_tiles
-from tilesweep.solver.options import check_size, whole_number
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
+from tilesweep.solver.options import check_size, whole_number
 from tilesweep.solver.solve import INFORMED, check_algorithm
 
 SPEC_VERSION = 1

@@ -58,7 +58,7 @@ def summarize(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     if baseline is not None and baseline not in set(df["heuristic"]):
         raise InvalidOptionError(f"baseline {baseline!r} is not a heuristic of these results; "
                                  f"expected one of: {', '.join(dict.fromkeys(df['heuristic']))}")
-    rows = [dict(zip(KEYS, key)) | _group_stats(group).to_dict()
+    rows = [dict(zip(KEYS, key, strict=True)) | _group_stats(group).to_dict()
             for key, group in df.groupby(KEYS, sort=False)]
     out = pd.DataFrame(rows, columns=KEYS + ["instances"] + STATUS_COLUMNS + [
         "nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",

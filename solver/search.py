@@ -9,8 +9,8 @@ import numpy as np
 
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
-from .hstate import HS_LEN, h_init
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
+from .hstate import HS_LEN, h_init
 from .idastar import _idastar, _idastar_tiles
 
 STATUS = {0: "solved", 1: "budget_exceeded", 2: "depth_limit"}
@@ -104,7 +104,7 @@ def run_idastar(board, goal, H, budget, result):
     (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(
         call, board, goal, "idastar-tiles" if per_tile else "idastar")
     result.iterations = [{"bound": b, "nodes_generated": k}
-                         for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist())]
+                         for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist(), strict=True)]
     return _finish(result, status, path, cost, gen, exp, h0, seconds)
 
 

@@ -7,11 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
-from .options import whole_number
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
-from . import search
+from .options import whole_number
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")

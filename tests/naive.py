@@ -100,7 +100,7 @@ def manhattan(tiles, goal) -> int:
 
 def misplaced(tiles, goal) -> int:
     """Non-blank tiles not on their goal cell."""
-    return sum(1 for a, b in zip(tiles, goal) if a and a != b)
+    return sum(1 for a, b in zip(tiles, goal, strict=True) if a and a != b)
 
 
 def euclidean_fixed(tiles, goal) -> int:

@@ -8,10 +8,10 @@ recompute h from scratch at every node.
 
 import random
 
+import naive
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import naive
 from tilesweep.solver import Board, goal_tiles, solve
 from tilesweep.solver.geometry import MOVES
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
@@ -42,13 +42,13 @@ def check_states(states, goal, dist):
 
     for s in states:
         man, lc, mis, euc = v = value(s)
-        for name, got in zip(NAMES, v):
+        for name, got in zip(NAMES, v, strict=True):
             assert got == naive.HEURISTICS[name](s, goal), (name, s, goal)
             assert got <= dist[s], f"{name} inadmissible on {s} for goal {goal}: {got} > {dist[s]}"
         assert euc == naive.euclidean_fixed(s, goal)
         assert mis <= man <= lc and mis <= euc <= man, (s, v)
         for _, nxt in naive.successors(s):
-            for name, a, b in zip(NAMES, v, value(nxt)):
+            for name, a, b in zip(NAMES, v, value(nxt), strict=True):
                 assert abs(a - b) <= 1, f"{name} inconsistent: {s} {a} -> {nxt} {b}"
     assert value(goal) == (0, 0, 0, 0)
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from naive_pdb import naive_rank, naive_table, true_distances
+
 from tilesweep.pdb_store import bfs, build_table
 from tilesweep.pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
 from tilesweep.solver.board import goal_tiles
@@ -176,7 +176,7 @@ def _check_partition_on_walks(partition: str, goal_name: str, expected_max: tupl
     assert tuple(int(t.max()) for t in tables) == expected_max
     for steps in (5, 20, 60):
         states = _random_walks(goal, 4, 400, steps, seed=steps)
-        total = sum(t[_group_ranks(states, g)].astype(np.int64) for t, g in zip(tables, groups))
+        total = sum(t[_group_ranks(states, g)].astype(np.int64) for t, g in zip(tables, groups, strict=True))
         assert (total <= steps).all()  # admissible: never above a known path length
         assert (total >= _manhattan(states, goal, tuple(range(1, 16)), 4)).all()
 

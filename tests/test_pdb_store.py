@@ -13,8 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilesweep.pdb_store import (CorruptTableError, MissingTableError, StoreError, build_table,
-                       open_store, resolve_store, tables_for)
+from tilesweep.pdb_store import (
+    CorruptTableError,
+    MissingTableError,
+    StoreError,
+    build_table,
+    open_store,
+    resolve_store,
+    tables_for,
+)
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import TilesweepError
 from tilesweep.solver.heuristics import parse_heuristic

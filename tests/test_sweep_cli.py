@@ -56,7 +56,7 @@ def test_folder_layout_and_schema(swept):
     assert {"sweep", "instance", "size", "goal", "tiles", "algorithm", "heuristic", "status", "cost", "moves",
             "nodes_generated", "nodes_expanded", "ebf", "h0", "iterations", "seconds", "worker", "error"} <= set(df)
     ida = df[df["algorithm"] == "idastar"]
-    assert all(json.loads(t)[-1]["bound"] == c for t, c in zip(ida["iterations"], ida["cost"]))
+    assert all(json.loads(t)[-1]["bound"] == c for t, c in zip(ida["iterations"], ida["cost"], strict=True))
     assert df[df["algorithm"] == "astar"]["iterations"].isna().all()
     # the summary is printed (stdout) and written
     assert "linear-conflict" in proc.stdout and "node_reduction_pct" in proc.stdout
