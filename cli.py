@@ -452,6 +452,7 @@ def sql(
     Example: tilesweep sql "SELECT heuristic, avg(nodes_generated) FROM results WHERE status = 'solved' GROUP BY heuristic" sweeps/NAME
     """
     import pyarrow.parquet as pq
+
     from tilesweep.jobs.query import FORMATS
     from tilesweep.jobs.report.sql import connect, run_sql
     from tilesweep.jobs.report.sweeps import open_sweeps
@@ -482,7 +483,12 @@ def compare(
 
     Example: tilesweep compare sweeps/before sweeps/after --threshold 5%
     """
-    from tilesweep.jobs.report.compare import compare as compare_rows, format_comparison, load_pairs_side, parse_threshold
+    from tilesweep.jobs.report.compare import (
+        compare as compare_rows,
+        format_comparison,
+        load_pairs_side,
+        parse_threshold,
+    )
     from tilesweep.jobs.report.sweeps import open_sweeps
 
     def action():

@@ -2,11 +2,11 @@
 
 import random
 
-import naive
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import naive
 from tilesweep.solver import Board, InvalidBoardError, effective_branching_factor, goal_tiles, is_solvable
 from tilesweep.solver.board import parse_tiles
 from tilesweep.solver.generators import random_walk_instance, uniform_instance

@@ -8,10 +8,10 @@ recompute h from scratch at every node.
 
 import random
 
-import naive
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import naive
 from tilesweep.solver import Board, goal_tiles, solve
 from tilesweep.solver.geometry import MOVES
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic

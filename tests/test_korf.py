@@ -1,8 +1,8 @@
 """Korf (1985): the 100 15-puzzle instances, optimal costs and IDA* + Manhattan node counts."""
 
-import naive
 import pytest
 
+import naive
 from tilesweep.solver import Board, goal_tiles, is_solvable, solve
 
 # Optimal solution lengths from Korf (1985), Table 1, for instances IDA* + Manhattan

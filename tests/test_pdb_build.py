@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from naive_pdb import naive_rank, naive_table, true_distances
 
+from naive_pdb import naive_rank, naive_table, true_distances
 from tilesweep.pdb_store import bfs, build_table
 from tilesweep.pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
 from tilesweep.solver.board import goal_tiles

@@ -9,8 +9,8 @@ h jumps are solved here on purpose.
 
 import numpy as np
 import pytest
-from naive_pdb import true_distances
 
+from naive_pdb import true_distances
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
 from tilesweep.solver.geometry import neighbours

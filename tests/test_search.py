@@ -3,11 +3,11 @@ replay of every path, unsolvable and budget cases, IDA* iterations."""
 
 import random
 
-import naive
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import naive
 from tilesweep.solver import ALGORITHMS, Board, InvalidOptionError, SolveResult, goal_tiles, search, solve
 from tilesweep.solver.generators import random_walk_instance
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic

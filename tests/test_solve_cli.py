@@ -5,10 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import naive
 import pytest
 from typer.testing import CliRunner
 
+import naive
 from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
