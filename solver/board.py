@@ -139,9 +139,22 @@ def is_solvable(tiles, goal, size: int) -> bool:
     taxicab distance from its goal cell; both states of a pair with equal parities
     are connected (Johnson & Story 1879).
     """
+    return permutation_parity(tiles, goal) == _blank_distance(tiles, goal, size) % 2
+
+
+def _blank_distance(tiles, goal, size: int) -> int:
     b, g = list(tiles).index(0), list(goal).index(0)
-    blank_distance = abs(b // size - g // size) + abs(b % size - g % size)
-    return permutation_parity(tiles, goal) == blank_distance % 2
+    return abs(b // size - g // size) + abs(b % size - g % size)
+
+
+def parity_reason(tiles, goal, size: int) -> str:
+    """Why ``goal`` is (or is not) reachable from ``tiles``, in one sentence (see :func:`is_solvable`)."""
+    names = ("even", "odd")
+    perm, dist = permutation_parity(tiles, goal), _blank_distance(tiles, goal, size)
+    verdict = "solvable" if perm == dist % 2 else "unsolvable"
+    return (f"{verdict}: the tiles (blank included) are an {names[perm]} permutation of the goal and "
+            f"the blank is {dist} move{'' if dist == 1 else 's'} ({names[dist % 2]}) from its goal cell; every move flips "
+            "both parities, so they must agree")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,241 @@
+"""``tilesweep ui`` over HTTP (no browser): validation, file safety, concurrency, cancellation.
+
+A real server (``python cli.py ui --port 0``) in a subprocess; requests by ``http.client``
+so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
+"""
+
+import http.client
+import json
+import os
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+import pytest
+from typer.testing import CliRunner
+
+from tilesweep.cli import app
+from tilesweep.solver import Board
+from webui_server import ARTIFACTS, Server, make_sweep
+
+KORF_COSTS = {9: 46, 12: 45, 19: 46, 42: 42, 47: 47, 55: 41, 79: 42, 97: 44}  # Korf (1985), Table 1
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ui")
+    make_sweep(root / "sweeps", "small", size="3", count="12", algorithms=("astar",), heuristics=("manhattan",),
+               chunk_size="4")
+    (root / "sweeps" / "small" / "link").symlink_to("/etc")
+    srv = Server(root / "sweeps", root / "store", "--solvers", "2")
+    srv.root = root
+    yield srv
+    srv.stop()
+
+
+def request(server, method, path, body=None, headers=None, timeout=300):
+    """(status, body text) of one request on a fresh connection."""
+    address = urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
+    try:
+        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+        conn.request(method, path, body=data, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
+def solve(server, **fields):
+    status, text = request(server, "POST", "/api/solve", fields)
+    assert status == 200, text
+    return json.loads(text)
+
+
+def cli_error(*args) -> str:
+    """The one line ``tilesweep`` prints on stderr for bad input (exit 2)."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 2, result.output
+    return result.stderr.strip()
+
+
+BAD_SOLVES = [
+    ({"tiles": "1 2 3 4 5 6 7 8 8"}, "duplicated: 8"),
+    ({"tiles": "1 2 3 4 5 6 7 8"}, "8 numbers"),
+    ({"tiles": "a b c d e f g h i"}, "not a tile number"),
+    ({"tiles": "1 2 3 4 5 6 7 8 9"}, "out of range"),
+    ({"tiles": " ".join(map(str, range(25)))}, "size 5 is not offered"),
+    ({"tiles": [1, 2, 3, 4, 5, 6, 7, 8, "x"]}, "is not a board"),
+    ({"tiles": 123456780}, "is not a board"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "greedy"}, "algorithm 'greedy' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "chebyshev"}, "heuristic 'chebyshev' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "pdb:9-9"}, "partition '9-9' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "goal": "blank-middle"}, "goal 'blank-middle' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 0}, "too small"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": "many"}, "not a whole number"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 10 ** 12}, "above this server's budget"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "colour": "red"}, "field 'colour' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "size": 7}, "size 7 is not offered"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "pdb:4-4"}, "tilesweep pdb build --size 3 --partition 4-4"),
+    (b"tiles=1,2,3", "not JSON"),
+    (b"\xff\xfe", "not JSON"),
+    ([1, 2, 3], "not a JSON object"),
+    (b" " * 20_000, "too large"),
+    (b" " * 3_000_000, "too large"),
+]
+
+BAD_GETS = [
+    ("/sweeps/../../etc/passwd", 404),
+    ("/files/../../etc/passwd", 403),
+    ("/files/%2e%2e/%2e%2e/etc/passwd", 403),
+    ("/files/small/link/passwd", 404),
+    ("/files/small/results/.hidden", 404),
+    ("/static/../cli.py", 403),
+    ("/sweeps/missing", 404),
+    ("/sweeps/..", 404),
+    ("/api/sweeps/missing", 404),
+    ("/api/sweeps/missing/results.parquet", 404),
+    ("/api/shuffle?size=9", 400),
+    ("/api/shuffle?walk=-3", 400),
+    ("/api/shuffle?walk=1000000", 400),
+    ("/api/options?goal=sideways", 400),
+    ("/api/options?size=x", 400),
+    ("/api/solve", 405),
+    ("/nowhere", 404),
+]
+
+
+def assert_one_line(status, text, low=400, high=499):
+    assert low <= status <= high, (status, text)
+    assert text.startswith("error: ") and text.endswith("\n") and text.count("\n") == 1, repr(text)
+
+
+def assert_still_serving(server):
+    status, text = request(server, "GET", "/api/options?size=3", timeout=30)
+    assert status == 200 and json.loads(text)["algorithms"]
+
+
+@pytest.mark.parametrize("body, expected", BAD_SOLVES, ids=range(len(BAD_SOLVES)))
+def test_bad_solve_request_gets_one_line(server, body, expected):
+    status, text = request(server, "POST", "/api/solve", body)
+    assert_one_line(status, text)
+    assert expected in text
+    assert_still_serving(server)
+
+
+@pytest.mark.parametrize("path, code", BAD_GETS)
+def test_bad_path_gets_one_line(server, path, code):
+    status, text = request(server, "GET", path)
+    assert status == code, (status, text)
+    assert_one_line(status, text)
+    assert "root:" not in text
+    assert_still_serving(server)
+
+
+def test_messages_are_the_clis(server):
+    for args, body in [(["solve", "1 2 3 4 5 6 7 8 8"], {"tiles": "1 2 3 4 5 6 7 8 8"}),
+                       (["solve", "1 2 3 4 5 6 7 0 8", "-a", "greedy"], {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "greedy"}),
+                       (["solve", "1 2 3 4 5 6 7 0 8", "-h", "chebyshev"], {"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "chebyshev"}),
+                       (["solve", "1 2 3 4 5 6 7 0 8", "--goal", "blank-middle"], {"tiles": "1 2 3 4 5 6 7 0 8", "goal": "blank-middle"})]:
+        status, text = request(server, "POST", "/api/solve", body)
+        assert status == 400 and text.strip() == cli_error(*args)
+
+
+def test_board_check_gives_parity_reason_without_search(server):
+    status, text = request(server, "POST", "/api/board", {"tiles": "1 3 2 4 5 6 7 8 0"})
+    answer = json.loads(text)
+    assert status == 200 and answer["solvable"] is False
+    assert answer["reason"].startswith("unsolvable: the tiles (blank included) are an odd permutation")
+    result = solve(server, tiles="1 3 2 4 5 6 7 8 0", algorithm="bfs")
+    assert result["status"] == "unsolvable" and result["nodes_generated"] == 0
+
+
+def test_shuffles_are_solvable_boards(server):
+    for query in ("size=3&goal=blank-first", "size=4&walk=30"):
+        status, text = request(server, "GET", f"/api/shuffle?{query}")
+        tiles = json.loads(text)["tiles"]
+        status, text = request(server, "POST", "/api/board", {"tiles": tiles, "goal": "blank-first" if "first" in query else "blank-last"})
+        assert json.loads(text)["solvable"] is True
+
+
+def test_pdb_heuristics_name_their_build_command(server):
+    status, text = request(server, "GET", "/api/options?size=4&goal=blank-first")
+    choices = {h["name"]: h for h in json.loads(text)["heuristics"]}
+    assert choices["manhattan"]["available"] is True
+    assert choices["pdb:7-8"]["available"] is False
+    assert f"tilesweep pdb build --size 4 --partition 7-8 --goal blank-first --store {server.root / 'store'}" in choices["pdb:7-8"]["why"]
+
+
+def test_get_writes_nothing(server):
+    out = server.root / "sweeps"
+    (out / "small" / "summary.parquet").unlink()  # a GET must not write it back
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    for path in ("/", "/sweeps", "/sweeps/small", "/api/sweeps", "/api/sweeps/small",
+                 "/api/sweeps/small?baseline=manhattan", "/api/sweeps/small/results.parquet",
+                 "/files/small/results/part-00000.parquet", "/api/options?size=4", "/api/shuffle"):
+        status, _ = request(server, "GET", path)
+        assert status == 200, path
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+@pytest.mark.slow
+def test_eight_concurrent_solves_while_pages_answer(server, korf100):
+    """Eight 15-puzzles at once (two solve at a time, the rest queue) with Korf's costs, while
+    the pages keep answering; the page latencies are reported, not asserted."""
+    korf = korf100
+    latencies, done = [], threading.Event()
+
+    def poll():
+        while not done.is_set():
+            start = time.perf_counter()
+            status, _ = request(server, "GET", "/api/options?size=4")
+            latencies.append((time.perf_counter() - start, status))
+            time.sleep(0.05)
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            futures = {n: pool.submit(solve, server, tiles=" ".join(map(str, korf[n])), goal="blank-first",
+                                      algorithm="idastar", heuristic="manhattan") for n in KORF_COSTS}
+            results = {n: f.result() for n, f in futures.items()}
+    finally:
+        done.set()
+        poller.join()
+    for n, result in results.items():
+        assert result["status"] == "solved" and result["cost"] == KORF_COSTS[n]
+        assert Board(korf[n], 4).apply(result["moves"]) == Board.goal(4, "blank-first")
+    times = sorted(t for t, status in latencies if status == 200)
+    assert len(times) == len(latencies) >= 5  # the page answered all along, and often
+    report = (f"8 concurrent 15-puzzle solves: {len(times)} page requests during them, median "
+              f"{times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "concurrency.txt").write_text(report + "\n")
+    print(report)
+
+
+@pytest.mark.slow
+def test_closing_a_request_cancels_its_solve(tmp_path):
+    """One solver process: a slow A* is cancelled by closing its request; its process is
+    replaced and the next solve runs at once instead of waiting for it."""
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--solvers", "1")
+    try:
+        quick = {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "astar"}
+        first = solve(srv, **quick)
+        address = urlsplit(srv.url)
+        slow = json.dumps({"tiles": "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "goal": "blank-first",
+                           "algorithm": "astar", "heuristic": "misplaced"}).encode()
+        with socket.create_connection((address.hostname, address.port)) as sock:
+            sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         + f"Content-Length: {len(slow)}\r\n\r\n".encode() + slow)
+            time.sleep(2)
+        deadline = time.time() + 120
+        while not any("solve cancelled" in line for line in srv.stderr) and time.time() < deadline:
+            time.sleep(0.2)
+        assert any("solve cancelled" in line for line in srv.stderr)
+        second = solve(srv, **quick)
+        assert second["status"] == "solved" and second["worker"] != first["worker"]
+    finally:
+        srv.stop()

@@ -1,0 +1,54 @@
+"""Starting ``tilesweep ui`` for the web UI's tests, and making small sweeps for it to show."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", ROOT / "test-artifacts")) / "webui"
+
+
+class Server:
+    """``python cli.py ui --port 0 ...`` in a subprocess; ``url`` once it listens."""
+
+    def __init__(self, out: Path, store: Path, *args: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "cli.py"), "ui", "--port", "0", "--out", str(out), "--store", str(store), *args],
+            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.stderr: list[str] = []
+        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+        line = self.proc.stdout.readline()
+        match = re.search(r"http://\S+/", line)
+        if not match:
+            self.stop()
+            raise RuntimeError(f"tilesweep ui did not start: {line!r} {''.join(self.stderr)}")
+        self.url = match.group(0).rstrip("/")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def make_sweep(out: Path, name: str, **options) -> Path:
+    """Run a small sweep in this process (no Dask) into ``out/name``; return its folder."""
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import finish, prepare, run_local
+
+    base = dict(size=None, goal=None, count=None, seed=None, instances=None, algorithms=(), heuristics=(),
+                out=str(out), name=name, store=None, scheduler=None, max_nodes=None, chunk_size=None, workers=None)
+    spec, _ = build_spec({**base, **options}, None, 1)
+    run_local(prepare(spec))
+    finish(spec)
+    return spec.folder

@@ -1,0 +1,66 @@
+"""``tilesweep ui``: a local web page to play and solve boards and to watch sweeps.
+
+:func:`serve` runs the tornado server until interrupted; ``app.make_app`` builds the
+routes; ``solves`` validates and runs solves in worker processes; ``sweeps`` reads sweep
+folders. The pages are plain HTML, CSS and JavaScript in ``static/`` (no build step, no
+network beyond this server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+import socket
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+
+__all__ = ["is_loopback", "serve"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except socket.gaierror:
+        return False
+    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
+async def _serve(host: str, port: int, out: str, store: str | None, max_nodes: int, solvers: int,
+                 on_ready) -> None:
+    from .app import MAX_BODY, make_app
+    from .solves import SolvePool
+
+    pool = SolvePool(solvers, store)
+    try:
+        server = HTTPServer(make_app(out, store, max_nodes, pool), max_body_size=MAX_BODY)
+        sockets = bind_sockets(port, host)
+        server.add_sockets(sockets)
+        on_ready(sockets[0].getsockname()[:2])
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        await stop.wait()  # until SIGTERM or Ctrl-C
+    finally:
+        pool.close()
+
+
+def serve(host: str, port: int, out: str, store: str | None, max_nodes: int, solvers: int,
+          on_ready=lambda address: None) -> None:
+    """Serve the UI on ``host:port`` (0: any free port) until Ctrl-C; ``on_ready((host, port))``
+    is called once the socket listens."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    log = logging.getLogger("tilesweep.webui")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        asyncio.run(_serve(host, port, out, store, max_nodes, solvers, on_ready))
+    except KeyboardInterrupt:
+        pass

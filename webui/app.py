@@ -1,0 +1,239 @@
+"""The web UI's HTTP routes (tornado): static pages, a JSON API over the library, sweep files.
+
+Thin like ``cli.py``: handlers parse a request, call the library (``webui.solves`` for
+boards and solves, ``jobs`` for sweeps) and write JSON. Every error is one line of plain
+text, ``error: ...``, with the status a caller can act on: 400 for bad input (the CLI's
+message), 404 for what does not exist, 413 for an oversized body, 503 when too many solves
+wait. GET never writes; files are served only from inside the ``--out`` folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from tornado.web import Application, HTTPError, RequestHandler, StaticFileHandler, stream_request_body
+
+from tilesweep.solver import ALGORITHMS
+from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
+from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.options import whole_number
+from tilesweep.solver.solve import resolve_goal
+from tilesweep.jobs.schema import STATUSES
+
+from . import solves, sweeps
+from .solves import BusyError, SolvePool
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 16 * 1024   # a 4x4 board and its options take under 200 bytes
+MAX_WALK = 10_000
+BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
+log = logging.getLogger("tilesweep.webui")
+
+
+class Handler(RequestHandler):
+    """Errors as one line of text; library errors mapped to HTTP statuses."""
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        message = self._reason
+        if isinstance(error, HTTPError) and error.log_message:
+            message = error.log_message % error.args if error.args else error.log_message
+        elif isinstance(error, TilesweepError):
+            message = str(error)
+            self.set_status(400 if isinstance(error, BAD_INPUT) else 503 if isinstance(error, BusyError) else 500)
+        self.clear_header("Content-Disposition")
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"error: {message}\n")
+
+    def log_exception(self, typ, value, tb) -> None:
+        if isinstance(value, TilesweepError):  # expected: answered with its one line
+            log.info("%s %s: %s", self.request.method, self.request.path, value)
+        else:
+            super().log_exception(typ, value, tb)
+
+    def arg(self, name: str, default: str) -> str:
+        return self.get_query_argument(name, default)
+
+    @property
+    def out(self) -> Path:
+        return self.settings["out"]
+
+
+class DefaultHandler(Handler):
+    """Anything no route matches."""
+
+    def prepare(self) -> None:
+        raise HTTPError(404, "no page at %r; the pages are / and /sweeps", self.request.path)
+
+
+class PageHandler(Handler):
+    """One of the static HTML pages."""
+
+    def initialize(self, page: str) -> None:
+        self.page = page
+
+    def get(self, *args) -> None:
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.write((STATIC / self.page).read_bytes())
+
+
+class SweepPageHandler(PageHandler):
+    def get(self, name: str) -> None:
+        sweeps.folder_of(self.out, name)
+        super().get(name)
+
+
+@stream_request_body
+class JsonHandler(Handler):
+    """Reads a JSON body of at most :data:`MAX_BODY` bytes, refusing a larger one before reading it."""
+
+    def prepare(self) -> None:
+        length = self.request.headers.get("Content-Length", "0")
+        if not length.isdigit():
+            raise HTTPError(400, "Content-Length %r is not a whole number", length)
+        if int(length) > MAX_BODY:
+            raise HTTPError(413, "request body of %s bytes is too large; expected at most %d", length, MAX_BODY)
+        self.request.connection.set_max_body_size(MAX_BODY)
+        self.body = bytearray()
+
+    def data_received(self, chunk: bytes) -> None:
+        self.body += chunk
+
+    def json(self):
+        try:
+            return json.loads(self.body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise HTTPError(400, "request body is not JSON (%s); expected an object such as "
+                            '{"tiles": "1 2 3 4 5 6 7 8 0"}', err) from None
+
+
+class OptionsHandler(Handler):
+    def get(self) -> None:
+        size = solves.page_size(self.arg("size", "3"))
+        goal = self.arg("goal", "blank-last")
+        store = self.settings["store"]
+        self.write({"sizes": solves.SIZES, "goals": solves.GOALS, "algorithms": ALGORITHMS,
+                    "heuristics": solves.heuristic_choices(size, goal, store),
+                    "max_nodes": self.settings["max_nodes"], "statuses": STATUSES})
+
+
+class BoardHandler(JsonHandler):
+    def post(self) -> None:
+        self.write(solves.describe_board(self.json()))
+
+
+class ShuffleHandler(Handler):
+    """A random solvable board: uniform, or a random walk of ``walk`` moves from the goal."""
+
+    def get(self) -> None:
+        import numpy as np
+        size = solves.page_size(self.arg("size", "3"))
+        goal = resolve_goal(self.arg("goal", "blank-last"), size)
+        rng = np.random.default_rng()
+        walk = self.get_query_argument("walk", None)
+        if walk is None:
+            shuffled = uniform_instance(size, goal, rng)
+        else:
+            steps = whole_number("walk", walk, 0)
+            if steps > MAX_WALK:
+                raise InvalidOptionError(f"walk {steps} is too long; expected at most {MAX_WALK} moves")
+            shuffled = random_walk_instance(size, goal, steps, rng)
+        self.write({"tiles": list(shuffled.tiles), "size": size})
+
+
+class SolveHandler(JsonHandler):
+    """Solve in the pool; closing the request (the page's Cancel) cancels the solve."""
+
+    future = None
+
+    async def post(self) -> None:
+        req = solves.parse_solve(self.json(), self.settings["max_nodes"])
+        solves.check_tables(req, self.settings["store"])
+        try:
+            result = await self.settings["pool"].solve(req, on_start=self._started)
+        except asyncio.CancelledError:
+            log.info("solve cancelled: %s %s %s", req.algorithm, req.heuristic, req.tiles)
+            return
+        self.write(result)
+
+    def _started(self, future) -> None:
+        self.future = future
+
+    def on_connection_close(self) -> None:
+        if self.future is not None:
+            self.future.cancel()
+
+
+class SweepListHandler(Handler):
+    async def get(self) -> None:
+        listing = await asyncio.get_running_loop().run_in_executor(None, sweeps.listing, self.out)
+        self.write({"out": str(self.out), "sweeps": listing})
+
+
+class SweepHandler(Handler):
+    async def get(self, name: str) -> None:
+        folder = sweeps.folder_of(self.out, name)
+        baseline = self.get_query_argument("baseline", None)
+        detail = await asyncio.get_running_loop().run_in_executor(None, sweeps.detail, folder, baseline)
+        self.write(detail)
+
+
+class ResultsDownloadHandler(Handler):
+    """Every row of a sweep as one Parquet file."""
+
+    async def get(self, name: str) -> None:
+        folder = sweeps.folder_of(self.out, name)
+        data = await asyncio.get_running_loop().run_in_executor(None, _parquet_bytes, folder)
+        self.set_header("Content-Type", "application/vnd.apache.parquet")
+        self.set_header("Content-Disposition", f'attachment; filename="{name}.parquet"')
+        self.write(data)
+
+
+def _parquet_bytes(folder: Path) -> bytes:
+    from tilesweep.jobs.results import load_table
+    sink = io.BytesIO()
+    pq.write_table(load_table(folder), sink)
+    return sink.getvalue()
+
+
+class StaticHandler(StaticFileHandler, Handler):
+    """The pages' scripts and styles, with one-line errors."""
+
+
+class OutFileHandler(StaticFileHandler, Handler):
+    """Files of the sweeps under ``--out`` (reports, Parquet parts): nothing outside it, no hidden names."""
+
+    def validate_absolute_path(self, root: str, absolute_path: str) -> str | None:
+        real_root, real = os.path.realpath(root), os.path.realpath(absolute_path)
+        rel = os.path.relpath(real, real_root)
+        if rel.startswith("..") or os.path.isabs(rel) or any(p.startswith(".") for p in Path(rel).parts):
+            raise HTTPError(404, "no file %r under the sweeps folder", self.path_args[0] if self.path_args else "")
+        if not os.path.isfile(real):
+            raise HTTPError(404, "no file %r under the sweeps folder", self.path_args[0] if self.path_args else "")
+        return real
+
+
+def make_app(out: str | os.PathLike, store: str | None, max_nodes: int, pool: SolvePool) -> Application:
+    """The tornado application; ``pool`` runs the solves."""
+    out = Path(out).absolute()
+    return Application([
+        (r"/", PageHandler, {"page": "play.html"}),
+        (r"/sweeps/?", PageHandler, {"page": "sweeps.html"}),
+        (r"/sweeps/([^/]+)", SweepPageHandler, {"page": "sweep.html"}),
+        (r"/static/(.*)", StaticHandler, {"path": str(STATIC)}),
+        (r"/files/(.*)", OutFileHandler, {"path": str(out)}),
+        (r"/api/options", OptionsHandler),
+        (r"/api/board", BoardHandler),
+        (r"/api/shuffle", ShuffleHandler),
+        (r"/api/solve", SolveHandler),
+        (r"/api/sweeps", SweepListHandler),
+        (r"/api/sweeps/([^/]+)", SweepHandler),
+        (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),
+    ], default_handler_class=DefaultHandler, out=out, store=store, max_nodes=max_nodes, pool=pool,
+        static_hash_cache=False)

@@ -1,0 +1,287 @@
+// The play-and-solve page: a board to move by clicks and arrow keys, shuffles, pasted
+// boards, and solve cards that compare algorithms side by side and replay their moves.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = {size: 3, goal: "blank-last", tiles: goalTiles(3, "blank-last"), moves: "",
+               check: null, options: null};
+
+// --- the main board -------------------------------------------------------------------
+
+function drawMain() {
+  renderBoard($("board"), state.tiles, state.size, onCell);
+  $("move-count").textContent = state.moves.length;
+  $("move-log").textContent = state.moves;
+  const solved = sameTiles(state.tiles, goalTiles(state.size, state.goal));
+  $("board").classList.toggle("at-goal", solved);
+  if (state.check && state.check.solvable) {
+    $("board-status").textContent = solved ? "At the goal." : "Solvable.";
+  }
+}
+
+function move(letter) {
+  const next = applyMove(state.tiles, state.size, letter);
+  if (!next) return;  // off the board: nothing happens
+  state.tiles = next;
+  state.moves += letter;
+  drawMain();
+}
+
+function onCell(cell) {
+  const letter = moveTo(state.tiles, state.size, cell);
+  if (letter) move(letter);  // a tile not next to the blank does not move
+}
+
+// Set a new board and ask the server whether it can reach the goal (parity, no search).
+async function setBoard(tiles) {
+  state.tiles = tiles;
+  state.moves = "";
+  state.check = null;
+  $("board-error").textContent = "";
+  drawMain();
+  try {
+    state.check = await postJson("/api/board", {tiles: tiles.join(" "), size: state.size, goal: state.goal});
+    const status = $("board-status");
+    status.classList.toggle("error", !state.check.solvable);
+    status.textContent = state.check.solvable ? "Solvable." : `Unsolvable — ${state.check.reason}.`;
+    status.title = state.check.reason;
+    drawMain();
+  } catch (err) {
+    $("board-error").textContent = err.message;
+  }
+}
+
+async function changeSize() {
+  state.size = Number($("size").value);
+  state.goal = $("goal").value;
+  await loadOptions();
+  await setBoard(goalTiles(state.size, state.goal));
+}
+
+async function shuffle(walk) {
+  const query = new URLSearchParams({size: state.size, goal: state.goal});
+  if (walk !== undefined) query.set("walk", walk);
+  try {
+    const answer = await api(`/api/shuffle?${query}`);
+    await setBoard(answer.tiles);
+  } catch (err) {
+    $("board-error").textContent = err.message;
+  }
+}
+
+async function pasteBoard(event) {
+  event.preventDefault();
+  const text = $("tiles-input").value;
+  try {
+    const answer = await postJson("/api/board", {tiles: text, goal: state.goal});
+    if (answer.size !== state.size) {
+      state.size = answer.size;
+      $("size").value = String(answer.size);
+      await loadOptions();
+    }
+    await setBoard(answer.tiles);
+  } catch (err) {
+    $("board-error").textContent = err.message;
+  }
+}
+
+function onKey(event) {
+  const tag = event.target.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  const letter = ARROWS[event.key];
+  if (letter) {
+    event.preventDefault();
+    move(letter);
+  }
+}
+
+// --- algorithms and heuristics ----------------------------------------------------------
+
+async function loadOptions() {
+  const query = new URLSearchParams({size: state.size, goal: state.goal});
+  state.options = await api(`/api/options?${query}`);
+  const algorithm = $("algorithm"), heuristic = $("heuristic");
+  const keepA = algorithm.value, keepH = heuristic.value;
+  algorithm.replaceChildren(...state.options.algorithms.map((a) => el("option", {value: a}, a)));
+  heuristic.replaceChildren(...state.options.heuristics.map((h) =>
+    el("option", {value: h.name, dataset: {available: h.available}},
+       h.available ? h.name : `${h.name} (not built)`)));
+  if (state.options.algorithms.includes(keepA)) algorithm.value = keepA;
+  if (state.options.heuristics.some((h) => h.name === keepH)) heuristic.value = keepH;
+  $("max-nodes").placeholder = fmtInt(state.options.max_nodes);
+  $("max-nodes").max = state.options.max_nodes;
+  noteHeuristic();
+}
+
+function noteHeuristic() {
+  const uninformed = ["bfs", "dfs"].includes($("algorithm").value);
+  $("heuristic").disabled = uninformed;
+  const chosen = (state.options?.heuristics || []).find((h) => h.name === $("heuristic").value);
+  $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
+}
+
+// --- solve cards ------------------------------------------------------------------------
+
+const ALGORITHM_NAMES = {astar: "A*", idastar: "IDA*", bfs: "BFS", dfs: "DFS"};
+
+function solve() {
+  const request = {tiles: state.tiles.join(" "), size: state.size, goal: state.goal,
+                   algorithm: $("algorithm").value, heuristic: $("heuristic").value};
+  if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
+  const card = new SolveCard(request, state.tiles.slice());
+  $("results").prepend(card.node);
+  if (state.check && !state.check.solvable) {
+    card.unsolvable(state.check.reason);  // decided by parity: no search is run
+  } else {
+    card.run();
+  }
+}
+
+class SolveCard {
+  constructor(request, tiles) {
+    this.request = request;
+    this.start = tiles;
+    this.controller = new AbortController();
+    const title = ["bfs", "dfs"].includes(request.algorithm)
+      ? ALGORITHM_NAMES[request.algorithm]
+      : `${ALGORITHM_NAMES[request.algorithm]} · ${request.heuristic}`;
+    this.status = el("p", {class: "card-status"}, "solving…");
+    this.cancel = el("button", {class: "cancel", onclick: () => this.controller.abort()}, "Cancel");
+    this.body = el("div", {class: "card-body"});
+    this.node = el("article", {class: "card running", dataset: {algorithm: request.algorithm,
+                                                               heuristic: request.heuristic}},
+      el("header", {}, el("h3", {}, title),
+         el("button", {class: "close", title: "Remove", onclick: () => this.remove()}, "×")),
+      el("p", {class: "card-board"}, `${tiles.join(" ")} → ${request.goal}`),
+      this.status, this.cancel, this.body);
+  }
+
+  remove() {
+    this.controller.abort();
+    clearInterval(this.timer);
+    this.node.remove();
+  }
+
+  async run() {
+    const started = performance.now();
+    try {
+      this.show(await postJson("/api/solve", this.request, this.controller.signal));
+    } catch (err) {
+      const cancelled = err.name === "AbortError";
+      this.finish(cancelled ? "cancelled" : "error",
+                  cancelled ? `cancelled after ${((performance.now() - started) / 1000).toFixed(1)} s`
+                            : err.message);
+    }
+  }
+
+  finish(status, text) {
+    this.node.classList.remove("running");
+    this.node.dataset.status = status;
+    this.status.textContent = text;
+    this.status.classList.toggle("error", !["solved"].includes(status));
+    this.cancel.remove();
+  }
+
+  unsolvable(reason) {
+    this.finish("unsolvable", `unsolvable — ${reason}; no search was run`);
+  }
+
+  show(r) {
+    const labels = {solved: "solved", unsolvable: "unsolvable",
+                    budget_exceeded: `stopped by the node budget (${fmtInt(r.max_nodes)} nodes)`};
+    this.finish(r.status, r.status === "unsolvable"
+      ? `unsolvable — ${r.reason}; no search was run`
+      : (labels[r.status] || r.status) + (r.status_reason ? ` (${r.status_reason})` : ""));
+    Object.assign(this.node.dataset, {cost: r.cost ?? "", generated: r.nodes_generated});
+    const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
+                  ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
+                  ["h0", fmtInt(r.h0), "h0"], ["search time", fmtSeconds(r.seconds), "seconds"]];
+    if (r.max_depth !== null && r.max_depth !== undefined) rows.push(["max depth", fmtInt(r.max_depth), "max-depth"]);
+    this.body.append(el("table", {class: "figures"},
+      rows.map(([label, value, key]) => el("tr", {}, el("th", {}, label), el("td", {class: `r-${key}`}, value)))));
+    if (r.iterations && r.iterations.length) this.body.append(iterationTable(r.iterations));
+    if (r.status === "solved") this.player(r.moves || "");
+  }
+
+  // The solution replayed on the card's own board: play / pause / step / speed.
+  player(moves) {
+    this.moves = moves;
+    this.step = 0;
+    this.tiles = null;
+    this.board = el("div", {class: "board small"});
+    this.counter = el("span", {class: "counter"});
+    this.play = el("button", {class: "play", onclick: () => this.toggle()}, "▶ Play");
+    const speed = el("input", {type: "range", min: "1", max: "200", value: "4", class: "speed",
+                               title: "moves per second"});
+    speed.addEventListener("input", () => { if (this.timer) { this.pause(); this.toggle(); } });
+    this.speed = speed;
+    this.body.append(
+      el("p", {class: "moves"}, moves || "(already at the goal)"),
+      this.board,
+      el("div", {class: "player"},
+         el("button", {class: "start", title: "back to the start", onclick: () => { this.pause(); this.seek(0); }}, "|⏮"),
+         el("button", {class: "back", title: "step back", onclick: () => { this.pause(); this.seek(this.step - 1); }}, "⏮"),
+         this.play,
+         el("button", {class: "forward", title: "step forward", onclick: () => { this.pause(); this.seek(this.step + 1); }}, "⏭"),
+         el("button", {class: "end", title: "jump to the end", onclick: () => { this.pause(); this.seek(this.moves.length); }}, "⏭|"),
+         el("label", {}, "speed ", speed), this.counter));
+    this.seek(0);
+  }
+
+  seek(step) {
+    step = Math.max(0, Math.min(this.moves.length, step));
+    if (step === this.step + 1 && this.tiles) {  // playing: one move, not a replay from the start
+      this.tiles = applyMove(this.tiles, this.request.size, this.moves[this.step]);
+    } else {
+      this.tiles = this.start;
+      for (const letter of this.moves.slice(0, step)) this.tiles = applyMove(this.tiles, this.request.size, letter);
+    }
+    this.step = step;
+    renderBoard(this.board, this.tiles, this.request.size);
+    this.board.classList.toggle("at-goal", this.step === this.moves.length);
+    this.counter.textContent = `${this.step} / ${this.moves.length}`;
+  }
+
+  toggle() {
+    if (this.timer) return this.pause();
+    if (this.step >= this.moves.length) this.seek(0);
+    this.play.textContent = "⏸ Pause";
+    this.timer = setInterval(() => {
+      this.seek(this.step + 1);
+      if (this.step >= this.moves.length) this.pause();
+    }, 1000 / Number(this.speed.value));
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.timer = null;
+    this.play.textContent = "▶ Play";
+  }
+}
+
+function iterationTable(iterations) {
+  return el("details", {class: "iterations", open: iterations.length <= 12 ? "" : null},
+    el("summary", {}, `${iterations.length} IDA* iterations`),
+    el("table", {},
+       el("tr", {}, el("th", {}, "#"), el("th", {}, "bound"), el("th", {}, "nodes generated")),
+       iterations.map((it, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, it.bound),
+                                    el("td", {class: "num"}, fmtInt(it.nodes_generated))))));
+}
+
+// --- wiring -----------------------------------------------------------------------------
+
+window.addEventListener("DOMContentLoaded", async () => {
+  $("size").addEventListener("change", changeSize);
+  $("goal").addEventListener("change", changeSize);
+  $("reset").addEventListener("click", () => setBoard(goalTiles(state.size, state.goal)));
+  $("shuffle").addEventListener("click", () => shuffle());
+  $("walk").addEventListener("click", () => shuffle($("walk-k").value));
+  $("paste-form").addEventListener("submit", pasteBoard);
+  $("algorithm").addEventListener("change", noteHeuristic);
+  $("heuristic").addEventListener("change", noteHeuristic);
+  $("solve").addEventListener("click", solve);
+  $("clear").addEventListener("click", () => $("results").replaceChildren());
+  document.addEventListener("keydown", onKey);
+  await changeSize();
+  document.body.dataset.ready = "true";
+});

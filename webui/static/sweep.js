@@ -1,0 +1,74 @@
+// One sweep: progress read from its folder, summary table, report link, Parquet files.
+"use strict";
+
+const NAME = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+const TEXT_COLUMNS = ["algorithm", "heuristic"];
+let timer = null;
+
+function summaryTable(rows) {
+  const table = document.getElementById("summary");
+  if (!rows.length) {
+    table.tHead.replaceChildren();
+    table.tBodies[0].replaceChildren(el("tr", {}, el("td", {}, "no rows yet")));
+    return;
+  }
+  const columns = Object.keys(rows[0]);
+  table.tHead.replaceChildren(el("tr", {}, columns.map((c) =>
+    el("th", {class: TEXT_COLUMNS.includes(c) ? "" : "num"}, c))));
+  table.tBodies[0].replaceChildren(...rows.map((row) => el("tr", {},
+    columns.map((c) => el("td", {class: TEXT_COLUMNS.includes(c) ? "" : "num",
+                                 dataset: {column: c, value: row[c] ?? ""}},
+                          TEXT_COLUMNS.includes(c) ? row[c] : fmtNum(row[c]))))));
+}
+
+function links(sweep) {
+  const holder = document.getElementById("links");
+  holder.replaceChildren();
+  if (sweep.report) holder.append(el("a", {href: sweep.report, id: "report"}, "HTML report"), " · ");
+  holder.append(el("a", {href: `/api/sweeps/${encodeURIComponent(NAME)}/results.parquet`, id: "download"},
+                   "download all rows (one Parquet file)"));
+  document.getElementById("files").replaceChildren(...sweep.files.map((f) =>
+    el("li", {}, el("a", {href: f.url}, f.name), ` (${fmtInt(f.bytes)} bytes)`)));
+}
+
+function baselines(heuristics) {
+  const select = document.getElementById("baseline");
+  if (select.options.length > 1) return;
+  select.append(...heuristics.map((h) => el("option", {value: h}, h)));
+}
+
+async function refresh() {
+  const baseline = document.getElementById("baseline").value;
+  const query = baseline ? `?${new URLSearchParams({baseline})}` : "";
+  try {
+    const sweep = await api(`/api/sweeps/${encodeURIComponent(NAME)}${query}`);
+    document.getElementById("name").textContent = sweep.name;
+    const progress = document.getElementById("progress");
+    progress.max = sweep.chunks || 1;
+    progress.value = sweep.parts;
+    document.getElementById("progress-text").textContent =
+      `${sweep.parts} / ${sweep.chunks ?? "?"} parts, ${fmtInt(sweep.rows)} / ${fmtInt(sweep.expected_rows)} rows`;
+    document.getElementById("progress-text").dataset.parts = sweep.parts;
+    document.getElementById("badge").replaceChildren(sweep.problem
+      ? el("span", {class: "badge problem"}, sweep.problem)
+      : el("span", {class: `badge ${sweep.complete ? "complete" : "running"}`},
+           sweep.complete ? "complete" : `incomplete (updated ${fmtTime(sweep.updated)})`));
+    document.getElementById("statuses").textContent = "Statuses: " + Object.entries(sweep.statuses)
+      .map(([s, n]) => `${s} ${fmtInt(n)}`).join(" · ");
+    document.getElementById("spec").textContent = sweep.spec ? sweep.spec.command : "";
+    baselines(sweep.heuristics);
+    summaryTable(sweep.summary);
+    links(sweep);
+    document.getElementById("error").textContent = "";
+    if (sweep.complete && timer) { clearInterval(timer); timer = null; }
+  } catch (err) {
+    document.getElementById("error").textContent = err.message;
+  }
+  document.body.dataset.ready = "true";
+}
+
+window.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("baseline").addEventListener("change", refresh);
+  refresh();
+  timer = setInterval(refresh, 1500);
+});
