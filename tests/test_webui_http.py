@@ -6,7 +6,6 @@ so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
 
 import http.client
 import json
-import os
 import socket
 import threading
 import time

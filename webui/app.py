@@ -19,12 +19,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from tornado.web import Application, HTTPError, RequestHandler, StaticFileHandler, stream_request_body
 
+from tilesweep.jobs.schema import STATUSES
 from tilesweep.solver import ALGORITHMS
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.solve import resolve_goal
-from tilesweep.jobs.schema import STATUSES
 
 from . import solves, sweeps
 from .solves import BusyError, SolvePool
