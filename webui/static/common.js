@@ -38,9 +38,9 @@ function fmtInt(value) {
 
 function fmtNum(value, digits = 4) {
   if (value === null || value === undefined || Number.isNaN(value)) return "–";
-  if (Number.isInteger(value)) return fmtInt(value);
+  // as `tilesweep summary` prints: 4 significant digits below 10,000, whole numbers above
   if (Math.abs(value) >= 1e4) return Math.round(value).toLocaleString("en-US");
-  return Number(value.toPrecision(digits)).toString();
+  return Number(value.toPrecision(digits)).toLocaleString("en-US", {maximumFractionDigits: 20});
 }
 
 function fmtSeconds(value) {

@@ -38,13 +38,14 @@ async function setBoard(tiles) {
   state.moves = "";
   state.check = null;
   $("board-error").textContent = "";
+  $("board-reason").textContent = "";
   drawMain();
   try {
     state.check = await postJson("/api/board", {tiles: tiles.join(" "), size: state.size, goal: state.goal});
     const status = $("board-status");
     status.classList.toggle("error", !state.check.solvable);
-    status.textContent = state.check.solvable ? "Solvable." : `Unsolvable — ${state.check.reason}.`;
-    status.title = state.check.reason;
+    status.textContent = state.check.solvable ? "Solvable." : "Unsolvable.";
+    $("board-reason").textContent = state.check.solvable ? "" : `${capitalise(state.check.reason)}.`;
     drawMain();
   } catch (err) {
     $("board-error").textContent = err.message;
@@ -120,6 +121,10 @@ function noteHeuristic() {
   $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
 }
 
+function capitalise(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 // --- solve cards ------------------------------------------------------------------------
 
 const ALGORITHM_NAMES = {astar: "A*", idastar: "IDA*", bfs: "BFS", dfs: "DFS"};
@@ -183,15 +188,15 @@ class SolveCard {
   }
 
   unsolvable(reason) {
-    this.finish("unsolvable", `unsolvable — ${reason}; no search was run`);
+    this.finish("unsolvable", "unsolvable: no search was run");
+    this.body.append(el("p", {class: "reason"}, `${capitalise(reason)}.`));
   }
 
   show(r) {
     const labels = {solved: "solved", unsolvable: "unsolvable",
                     budget_exceeded: `stopped by the node budget (${fmtInt(r.max_nodes)} nodes)`};
-    this.finish(r.status, r.status === "unsolvable"
-      ? `unsolvable — ${r.reason}; no search was run`
-      : (labels[r.status] || r.status) + (r.status_reason ? ` (${r.status_reason})` : ""));
+    if (r.status === "unsolvable") return this.unsolvable(r.reason);
+    this.finish(r.status, (labels[r.status] || r.status) + (r.status_reason ? ` (${r.status_reason})` : ""));
     Object.assign(this.node.dataset, {cost: r.cost ?? "", generated: r.nodes_generated});
     const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
                   ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
@@ -210,20 +215,20 @@ class SolveCard {
     this.tiles = null;
     this.board = el("div", {class: "board small"});
     this.counter = el("span", {class: "counter"});
-    this.play = el("button", {class: "play", onclick: () => this.toggle()}, "▶ Play");
+    this.play = el("button", {class: "play", onclick: () => this.toggle()}, "Play");
     const speed = el("input", {type: "range", min: "1", max: "200", value: "4", class: "speed",
                                title: "moves per second"});
     speed.addEventListener("input", () => { if (this.timer) { this.pause(); this.toggle(); } });
     this.speed = speed;
     this.body.append(
-      el("p", {class: "moves"}, moves || "(already at the goal)"),
+      el("p", {class: "moves solution"}, moves || "(already at the goal)"),
       this.board,
       el("div", {class: "player"},
-         el("button", {class: "start", title: "back to the start", onclick: () => { this.pause(); this.seek(0); }}, "|⏮"),
-         el("button", {class: "back", title: "step back", onclick: () => { this.pause(); this.seek(this.step - 1); }}, "⏮"),
+         el("button", {class: "start", title: "back to the start", onclick: () => { this.pause(); this.seek(0); }}, "|◀"),
+         el("button", {class: "back", title: "step back", onclick: () => { this.pause(); this.seek(this.step - 1); }}, "◀"),
          this.play,
-         el("button", {class: "forward", title: "step forward", onclick: () => { this.pause(); this.seek(this.step + 1); }}, "⏭"),
-         el("button", {class: "end", title: "jump to the end", onclick: () => { this.pause(); this.seek(this.moves.length); }}, "⏭|"),
+         el("button", {class: "forward", title: "step forward", onclick: () => { this.pause(); this.seek(this.step + 1); }}, "▶"),
+         el("button", {class: "end", title: "jump to the end", onclick: () => { this.pause(); this.seek(this.moves.length); }}, "▶|"),
          el("label", {}, "speed ", speed), this.counter));
     this.seek(0);
   }
@@ -245,7 +250,7 @@ class SolveCard {
   toggle() {
     if (this.timer) return this.pause();
     if (this.step >= this.moves.length) this.seek(0);
-    this.play.textContent = "⏸ Pause";
+    this.play.textContent = "Pause";
     this.timer = setInterval(() => {
       this.seek(this.step + 1);
       if (this.step >= this.moves.length) this.pause();
@@ -255,7 +260,7 @@ class SolveCard {
   pause() {
     clearInterval(this.timer);
     this.timer = null;
-    this.play.textContent = "▶ Play";
+    this.play.textContent = "Play";
   }
 }
 

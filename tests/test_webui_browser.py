@@ -1,0 +1,245 @@
+"""``tilesweep ui`` in a real browser: headless Chromium (Debian's chromium and chromium-driver,
+installed by .ci/install) driven by Selenium against a server on a free loopback port.
+Screenshots of every page go to ``test-artifacts/webui/``."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tilesweep.solver import Board
+from webui_server import ARTIFACTS, ENV, ROOT, Server, make_sweep
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+SEED = "7 6 2 8 5 3 0 1 4"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ui")
+    make_sweep(root / "sweeps", "compare", size="3", count="40", seed="3", algorithms=("astar", "idastar"),
+               heuristics=("manhattan", "linear-conflict"), chunk_size="10")
+    srv = Server(root / "sweeps", root / "store")
+    srv.root = root
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are missing; .ci/install installs them")
+        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1100"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+def wait_for(predicate, timeout=120, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def css(driver, selector):
+    return driver.find_elements("css selector", selector)
+
+
+def screenshot(driver, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def open_play(driver, server, size="3", goal="blank-last"):
+    from selenium.webdriver.support.ui import Select
+    driver.get(server.url + "/")
+    wait_for(lambda: driver.execute_script("return document.body.dataset.ready"), what="the play page")
+    if goal != "blank-last":
+        Select(driver.find_element("id", "goal")).select_by_value(goal)
+    if size != "3":
+        Select(driver.find_element("id", "size")).select_by_value(size)
+    wait_for(lambda: board_tiles(driver) == Board.goal(int(size), goal).tiles, what="the goal board")
+
+
+def board_tiles(driver, selector="#board"):
+    text = driver.find_element("css selector", selector).get_attribute("data-tiles")
+    return tuple(int(t) for t in text.split()) if text else None
+
+
+def set_board(driver, tiles):
+    field = driver.find_element("id", "tiles-input")
+    field.clear()
+    field.send_keys(tiles)
+    driver.find_element("id", "set-board").click()
+    wait_for(lambda: board_tiles(driver) == tuple(map(int, tiles.split())), what=f"board {tiles}")
+    wait_for(lambda: driver.find_element("id", "board-status").text, what="the solvability line")
+
+
+def solve(driver, algorithm, heuristic="manhattan"):
+    """Start a solve; return its card once finished."""
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element("id", "algorithm")).select_by_value(algorithm)
+    if algorithm in ("astar", "idastar"):
+        Select(driver.find_element("id", "heuristic")).select_by_value(heuristic)
+    before = len(css(driver, ".card"))
+    driver.find_element("id", "solve").click()
+    wait_for(lambda: len(css(driver, ".card")) == before + 1, what="a new card")
+    card = css(driver, ".card")[0]  # newest first
+    wait_for(lambda: card.get_attribute("data-status"), what=f"{algorithm} to finish")
+    return card
+
+
+def figure(card, key):
+    return card.find_element("css selector", f".r-{key}").text
+
+
+def test_clicks_and_arrow_keys_move_the_blank_by_the_rules(server, browser):
+    from selenium.webdriver.common.keys import Keys
+    open_play(browser, server)
+    expected = Board.goal(3)  # blank in the bottom-right cell
+    cells = css(browser, "#board .tile")
+    cells[0].click()  # far from the blank: nothing moves
+    assert board_tiles(browser) == expected.tiles
+    css(browser, "#board .tile")[4].click()  # diagonal to the blank: nothing moves
+    assert board_tiles(browser) == expected.tiles
+    css(browser, "#board .tile")[5].click()  # above the blank: the blank moves up
+    expected = expected.apply("U")
+    assert board_tiles(browser) == expected.tiles
+    css(browser, "#board .tile")[3].click()  # two cells to the left: nothing moves
+    assert board_tiles(browser) == expected.tiles
+    body = browser.find_element("tag name", "body")
+    for key, letter in [(Keys.ARROW_LEFT, "L"), (Keys.ARROW_LEFT, "L"), (Keys.ARROW_LEFT, None),
+                        (Keys.ARROW_UP, "U"), (Keys.ARROW_UP, None), (Keys.ARROW_RIGHT, "R"),
+                        (Keys.ARROW_DOWN, "D"), (Keys.ARROW_DOWN, "D"), (Keys.ARROW_DOWN, None)]:
+        body.send_keys(key)
+        if letter:  # None: the blank is at the edge, the key does nothing
+            expected = expected.apply(letter)
+        assert board_tiles(browser) == expected.tiles, key
+    assert browser.find_element("id", "move-log").text == "ULLURDD"
+    screenshot(browser, "play-moves")
+
+
+def test_seed_case_a_star_bfs_and_dfs(server, browser):
+    open_play(browser, server, goal="blank-first")
+    set_board(browser, SEED)
+    goal = Board.goal(3, "blank-first").tiles
+    card = solve(browser, "astar", "manhattan")
+    assert card.get_attribute("data-status") == "solved" and figure(card, "cost") == "22"
+    speed = card.find_element("css selector", ".speed")
+    browser.execute_script("arguments[0].value = arguments[0].max; "
+                           "arguments[0].dispatchEvent(new Event('input'))", speed)  # fastest
+    card.find_element("css selector", "button.play").click()
+    wait_for(lambda: card.find_element("css selector", ".counter").text == "22 / 22", 60, "the animation")
+    assert board_tiles(card, ".board.small") == goal
+    bfs = solve(browser, "bfs")
+    assert bfs.get_attribute("data-status") == "solved" and figure(bfs, "cost") == "22"
+    dfs = solve(browser, "dfs")
+    assert dfs.get_attribute("data-status") == "solved" and int(figure(dfs, "cost").replace(",", "")) > 22
+    dfs.find_element("css selector", "button.end").click()
+    moves = len(dfs.find_element("css selector", ".moves").text)
+    assert dfs.find_element("css selector", ".counter").text == f"{moves} / {moves}"
+    assert board_tiles(dfs, ".board.small") == goal
+    screenshot(browser, "play-solves")
+
+
+def test_unsolvable_board_is_said_before_any_search(server, browser):
+    open_play(browser, server)
+    set_board(browser, "1 3 2 4 5 6 7 8 0")
+    assert browser.find_element("id", "board-status").text == "Unsolvable."
+    assert "odd permutation" in browser.find_element("id", "board-reason").text
+    card = solve(browser, "astar")
+    assert card.get_attribute("data-status") == "unsolvable" and "no search was run" in card.text
+    assert "odd permutation" in card.find_element("css selector", ".reason").text
+    requests = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/api/solve'))")
+    assert requests == []
+    screenshot(browser, "play-unsolvable")
+
+
+def test_korf_79_with_idastar_manhattan(server, browser, korf100):
+    open_play(browser, server, size="4", goal="blank-first")
+    set_board(browser, " ".join(map(str, korf100[79])))
+    card = solve(browser, "idastar", "manhattan")
+    assert figure(card, "cost") == "42" and figure(card, "generated") == "540,860"
+    assert card.find_elements("css selector", ".iterations tr")  # the IDA* iteration table
+    note_needed = css(browser, "#heuristic option[value='pdb:7-8']")[0]
+    assert "not built" in note_needed.text
+    screenshot(browser, "play-korf79")
+
+
+def test_sweeps_page_matches_tilesweep_summary(server, browser):
+    browser.get(server.url + "/sweeps")
+    row = wait_for(lambda: css(browser, "#sweeps tr[data-name='compare']"), what="the sweep's row")[0]
+    assert row.get_attribute("data-parts") == "4" and "160 / 160" in row.text and "solved 160" in row.text
+    screenshot(browser, "sweeps")
+    row.find_element("tag name", "a").click()
+    wait_for(lambda: css(browser, "#summary td[data-column]"), what="the summary table")
+    folder = server.root / "sweeps" / "compare"
+    cli = subprocess.run([sys.executable, str(ROOT / "cli.py"), "summary", str(folder), "--format", "json"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300, check=True)
+    expected = json.loads(cli.stdout)
+    rows = css(browser, "#summary tbody tr")
+    assert len(rows) == len(expected) == 4
+    for tr, want in zip(rows, expected, strict=True):
+        cells = {td.get_attribute("data-column"): td.get_attribute("data-value")
+                 for td in tr.find_elements("css selector", "td")}
+        assert set(cells) == set(want)
+        for column, value in want.items():
+            if isinstance(value, str):
+                assert cells[column] == value
+            elif value is None:
+                assert cells[column] == ""
+            else:
+                assert float(cells[column]) == pytest.approx(value, rel=1e-12), column
+    assert css(browser, "#download") and not css(browser, "#report")
+    screenshot(browser, "sweep")
+
+
+def test_running_sweep_shows_rising_progress(server, browser):
+    out = server.root / "sweeps"
+    shutil.rmtree(out / "running", ignore_errors=True)
+    sweep = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "sweep", "--size", "3", "--count", "600",
+                              "--chunk-size", "30", "--algorithm", "bfs", "--workers", "1", "--name", "running",
+                              "--out", str(out)], cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: (out / "running" / "sweep.json").is_file(), what="the sweep folder")
+        browser.get(server.url + "/sweeps/running")
+        seen = []
+
+        def parts():
+            text = browser.find_element("id", "progress-text").get_attribute("data-parts")
+            if text is not None and (not seen or int(text) != seen[-1]):
+                seen.append(int(text))
+            return len([p for p in seen if 0 < p < 20]) >= 2
+
+        wait_for(parts, 300, "two progress readings")
+        assert seen == sorted(seen) and len(set(seen)) == len(seen)
+        screenshot(browser, "sweep-running")
+    finally:
+        sweep.send_signal(signal.SIGINT)
+        try:
+            sweep.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            sweep.kill()
+            sweep.wait()
