@@ -22,26 +22,18 @@ Measured on the 4x4 7-8 split: 140 million (placement, region) states for the 7-
 table, peak memory 7 bytes per placement (three ``uint16`` masks and the table).
 """
 
-import numba
 import numpy as np
 from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tilesweep.solver.jit import JIT_OPTIONS, kernel
+from tilesweep.solver.jit import kernel, parallel_kernel
 
 from .atomics import atomic_or
 
 #: Table value of a placement the search never reached (no blank position leads to the goal).
 UNREACHED = 255
-#: The same JIT options as every kernel, plus ``parallel=True`` for ``prange``.
-PARALLEL_JIT_OPTIONS = dict(JIT_OPTIONS, parallel=True)
 _BLOCK = 1 << 12          # rank prefixes per work item of a layer
 _SCATTER = 1_000_003      # prime multiplier spreading work items over the rank range
-
-
-def parallel_kernel(func):
-    """Compile ``func`` as a tilesweep numba kernel that may use ``prange``."""
-    return numba.njit(**PARALLEL_JIT_OPTIONS)(func)
 
 
 @kernel

@@ -1,4 +1,9 @@
-"""The one place JIT options are set, so every kernel compiles (and caches) alike."""
+"""The one place JIT options are set, so every kernel compiles (and caches) alike.
+
+Every numba kernel of the package is made by one of these decorators;
+``tests/test_jit.py`` checks each compiled function of every module against
+:data:`JIT_OPTIONS`.
+"""
 
 import numba
 
@@ -17,3 +22,8 @@ def inline_kernel(func):
     heuristic's many arrays, which otherwise dominates the cost of a node.
     """
     return numba.njit(inline="always", **JIT_OPTIONS)(func)
+
+
+def parallel_kernel(func):
+    """Compile ``func`` as a tilesweep numba kernel that may use ``numba.prange``."""
+    return numba.njit(parallel=True, **JIT_OPTIONS)(func)

@@ -4,12 +4,11 @@ import numpy as np
 import pytest
 
 from naive_pdb import naive_rank, naive_table, true_distances
-from tilesweep.pdb_store import bfs, build_table
-from tilesweep.pdb_store.bfs import PARALLEL_JIT_OPTIONS, UNREACHED
+from tilesweep.pdb_store import build_table
+from tilesweep.pdb_store.bfs import UNREACHED
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import InvalidBoardError
 from tilesweep.solver.heuristics import PARTITIONS, partition_groups
-from tilesweep.solver.jit import JIT_OPTIONS
 from tilesweep.solver.ranking import placement_count, rank_placement
 
 GOALS = ("blank-last", "blank-first")
@@ -141,16 +140,6 @@ def test_4x4_five_tile_tables_dominate_manhattan(group):
 def test_bad_goal_or_group_is_refused(goal, group, match):
     with pytest.raises(InvalidBoardError, match=match):
         build_table(3, goal, group)
-
-
-def test_kernels_use_the_project_jit_options():
-    for name in ("_unrank", "_moved_rank", "_flood", "_expand", "_expand_prefix",
-                 "_expand_block", "_expand_layer_serial"):
-        dispatcher = getattr(bfs, name)
-        assert dispatcher.targetoptions["nogil"] is True, name
-        assert type(dispatcher._cache).__name__ == "FunctionCache", name
-    assert PARALLEL_JIT_OPTIONS == dict(JIT_OPTIONS, parallel=True)
-    assert bfs._expand_layer.targetoptions["parallel"] is True
 
 
 def _random_walks(goal, size: int, count: int, steps: int, seed: int) -> np.ndarray:
