@@ -243,3 +243,22 @@ def test_running_sweep_shows_rising_progress(server, browser):
         except subprocess.TimeoutExpired:
             sweep.kill()
             sweep.wait()
+
+
+def test_cancel_ends_a_slow_solve(server, browser, korf100):
+    open_play(browser, server, size="4", goal="blank-first")
+    set_board(browser, " ".join(map(str, korf100[1])))
+    from selenium.webdriver.support.ui import Select
+    Select(browser.find_element("id", "algorithm")).select_by_value("astar")
+    Select(browser.find_element("id", "heuristic")).select_by_value("misplaced")
+    browser.find_element("id", "solve").click()
+    card = wait_for(lambda: css(browser, ".card.running"), what="a running card")[0]
+    time.sleep(1)
+    card.find_element("css selector", "button.cancel").click()
+    wait_for(lambda: card.get_attribute("data-status") == "cancelled", 30, "the cancel")
+    assert "cancelled after" in card.text
+    wait_for(lambda: any("solve cancelled" in line for line in server.stderr), 30, "the server's cancel")
+    set_board(browser, " ".join(map(str, korf100[79])))
+    again = solve(browser, "idastar", "manhattan")  # the server goes on solving
+    assert figure(again, "cost") == "42"
+    screenshot(browser, "play-cancelled")

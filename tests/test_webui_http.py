@@ -167,6 +167,20 @@ def test_pdb_heuristics_name_their_build_command(server):
     assert f"tilesweep pdb build --size 4 --partition 7-8 --goal blank-first --store {server.root / 'store'}" in choices["pdb:7-8"]["why"]
 
 
+def test_pdb_solve_once_its_tables_are_built(server):
+    from tilesweep.cli import app as cli_app
+    built = CliRunner().invoke(cli_app, ["pdb", "build", "--size", "3", "--partition", "5-3",
+                                         "--store", str(server.root / "store")])
+    assert built.exit_code == 0, built.output
+    status, text = request(server, "GET", "/api/options?size=3")
+    choices = {h["name"]: h["available"] for h in json.loads(text)["heuristics"]}
+    assert choices["pdb:5-3"] is True and choices["pdb:4-4"] is False
+    pdb = solve(server, tiles="8 6 7 2 5 4 3 0 1", algorithm="astar", heuristic="pdb:5-3")
+    plain = solve(server, tiles="8 6 7 2 5 4 3 0 1", algorithm="astar", heuristic="manhattan")
+    assert pdb["status"] == "solved" and pdb["cost"] == plain["cost"] == 31
+    assert pdb["nodes_generated"] < plain["nodes_generated"]
+
+
 def test_get_writes_nothing(server):
     out = server.root / "sweeps"
     (out / "small" / "summary.parquet").unlink()  # a GET must not write it back
