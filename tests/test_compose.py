@@ -437,6 +437,7 @@ def cluster(request, services, tmp_path_factory):
     return {"address": address, "client": client, "tmp": tmp, "env": env, "procs": procs}
 
 
+@pytest.mark.cluster
 def test_compose_commands_start_a_healthy_cluster(cluster):
     info = cluster["client"].scheduler_info()
     workers = info["workers"]
@@ -445,6 +446,7 @@ def test_compose_commands_start_a_healthy_cluster(cluster):
     assert all(w["host"] == LOOPBACK for w in workers.values())
 
 
+@pytest.mark.cluster
 def test_sweep_runs_on_the_compose_cluster(cluster):
     out = cluster["tmp"] / "sweeps"
     argv = [sys.executable, "cli.py", "sweep", "--scheduler", cluster["address"], "--size", "3",

@@ -1,4 +1,6 @@
-"""``tilesweep sweep / summary / query`` end to end, through the real CLI and a LocalCluster."""
+"""``tilesweep sweep / summary / query`` end to end: sweeps through the real CLI and a
+LocalCluster (tier ``cluster``), and the results-side commands on the same sweep run in
+this process (fast tier)."""
 
 import json
 import os
@@ -16,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from sweeps_local import local_sweep
 from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,11 +41,21 @@ SWEEP = ["sweep", "--size", "3", "--count", "24", "--seed", "5", "--algorithm", 
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
+    """SWEEP through the CLI on a LocalCluster: (folder, finished process)."""
     out = tmp_path_factory.mktemp("sweeps")
     proc = cli(*SWEEP, "--out", out)
     return out / "e2e", proc
 
 
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    """The same sweep as SWEEP, run in this process (no Dask): its folder."""
+    out = tmp_path_factory.mktemp("local")
+    return local_sweep(out, "e2e", size=3, count=24, seed=5, algorithms=("astar", "idastar"),
+                       heuristics=("manhattan", "linear-conflict"), chunk_size=5)
+
+
+@pytest.mark.cluster
 def test_folder_layout_and_schema(swept):
     folder, proc = swept
     parts = sorted(p.name for p in (folder / "results").iterdir())
@@ -63,13 +76,14 @@ def test_folder_layout_and_schema(swept):
     assert len(pd.read_parquet(folder / "summary.parquet")) == 4
 
 
+@pytest.mark.cluster
 def test_the_embedded_cluster_dashboard_link_is_printed(swept):
     _, proc = swept
     assert re.search(r"^dashboard: http://127\.0\.0\.1:\d+/status$", proc.stderr, re.M), proc.stderr
 
 
-def test_three_readers_agree(swept):
-    folder, _ = swept
+def test_three_readers_agree(local):
+    folder = local
     by_pandas = pd.read_parquet(folder / "results")
     by_arrow = ds.dataset(folder / "results", format="parquet").to_table().to_pandas()
     by_duck = duckdb.sql(f"select * from read_parquet('{folder}/results/*.parquet') order by instance").df()
@@ -80,8 +94,8 @@ def test_three_readers_agree(swept):
     assert costs[0][1] == costs[1][1]
 
 
-def test_summary_and_query_commands(swept):
-    folder, _ = swept
+def test_summary_and_query_commands(local):
+    folder = local
     rows = json.loads(RUNNER.invoke(app, ["summary", str(folder), "--baseline", "manhattan", "--format", "json"]).stdout)
     lc = [r for r in rows if r["heuristic"] == "linear-conflict"]
     assert all(r["instances"] == 24 and r["node_reduction_pct"] > 0 and r["more"] == 0 for r in lc)
@@ -94,8 +108,8 @@ def test_summary_and_query_commands(swept):
     assert len(pd.read_parquet(target)) == 3
 
 
-def test_rerun_resumes_and_other_spec_is_refused(swept, tmp_path):
-    folder, _ = swept
+def test_rerun_resumes_and_other_spec_is_refused(local, tmp_path):
+    folder = local
     before = {p: p.stat().st_mtime_ns for p in (folder / "results").iterdir()}
     rerun = RUNNER.invoke(app, SWEEP + ["--out", str(folder.parent)])
     assert rerun.exit_code == 0 and "(5 already done)" in rerun.stderr
@@ -105,8 +119,8 @@ def test_rerun_resumes_and_other_spec_is_refused(swept, tmp_path):
     assert len(refused.stderr.strip().splitlines()) == 1
 
 
-def test_a_corrupt_part_is_refused_naming_it(swept, tmp_path):
-    folder, _ = swept
+def test_a_corrupt_part_is_refused_naming_it(local, tmp_path):
+    folder = local
     copy = tmp_path / "e2e"
     subprocess.run(["cp", "-r", str(folder), str(copy)], check=True)
     part = copy / "results" / "part-00002.parquet"
@@ -135,13 +149,14 @@ def test_bad_input_is_one_line_exit_2(args, quoted, tmp_path):
     assert len(lines) == 1 and quoted in lines[0] and "Traceback" not in result.output
 
 
-def test_bad_query_expression_is_one_line_exit_2(swept):
-    folder, _ = swept
+def test_bad_query_expression_is_one_line_exit_2(local):
+    folder = local
     result = RUNNER.invoke(app, ["query", str(folder), "--where", "cost >>> 3"])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert "'cost >>> 3'" in result.output
 
 
+@pytest.mark.cluster
 def test_ctrl_c_keeps_parts_and_prints_the_resume_command(tmp_path):
     args = [sys.executable, str(ROOT / "cli.py"), "sweep", "--count", "6", "--algorithm", "bfs", "--chunk-size", "1",
             "--workers", "1", "--name", "interrupted", "--out", str(tmp_path)]
