@@ -29,6 +29,7 @@ try:  # recent typer vendors its own click
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_errors
 
+from tilesweep.jobs.spec import OPTION_PARSERS
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 
 
@@ -63,10 +64,24 @@ app.add_typer(pdb_app, name="pdb")
 
 BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
 
+
+def typed(name: str):
+    """The typer parser of option ``name``: the library's own parser, its error reported as
+    click's bad value (one line quoting it, exit 2), so the command receives typed values."""
+    parse = OPTION_PARSERS[name]
+
+    def parser(text: str):
+        try:
+            return parse(text)
+        except BAD_INPUT as err:
+            raise typer.BadParameter(str(err)) from None
+
+    return parser
+
 StoreOpt = Annotated[Optional[str], typer.Option("--store", help="PDB store folder (default: $TILESWEEP_STORE or the per-user cache).")]
-SizeOpt = Annotated[Optional[str], typer.Option("--size", help="Board width: 3, 4 or 5 (default: from the tile count).")]
+SizeOpt = Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5 (default: from the tile count).")]
 GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
-MaxNodesOpt = Annotated[Optional[str], typer.Option("--max-nodes", help="Stop after generating this many nodes (status budget_exceeded).")]
+MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
 
 
 def fail(message: str, code: int) -> None:
@@ -139,16 +154,14 @@ def solve(
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
     from tilesweep.solver import Board, solve as solve_board
-    from tilesweep.solver.options import check_size, whole_number
     from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():
-        board = Board.parse(tiles, None if size is None else check_size(size))
+        board = Board.parse(tiles, size)
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
-        budget = None if max_nodes is None else whole_number("max-nodes", max_nodes, 1)
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
-        return board, solve_board(board, goal_t, algorithm, heuristic, tables, budget)
+        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes)
 
     board, result = run_guarded(action)
     if as_json:
@@ -161,7 +174,7 @@ def solve(
 
 @pdb_app.command("build")
 def pdb_build(
-    size: Annotated[str, typer.Option("--size", help="Board width: 3 or 4 (5 with explicit groups).")],
+    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3 or 4 (5 with explicit groups).")],
     partition: Annotated[str, typer.Option("--partition", help="4-4, 5-3 (3x3); 5-5-5, 6-6-3, 7-8 (4x4); or groups like 1,2,3/4,5,6.")],
     goal: GoalOpt = "blank-last",
     store: StoreOpt = None,
@@ -172,17 +185,15 @@ def pdb_build(
     """
     from tilesweep.pdb_store import open_store
     from tilesweep.solver.heuristics import parse_heuristic
-    from tilesweep.solver.options import check_size
     from tilesweep.solver.solve import resolve_goal
 
     def action():
-        width = check_size(size)
-        goal_t = resolve_goal(goal, width)
-        spec = parse_heuristic(f"pdb:{partition}", width, goal_t)
+        goal_t = resolve_goal(goal, size)
+        spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
         with open_store(store) as opened:
             for group in spec.groups:
                 before = time.perf_counter()
-                entry = opened.build(width, goal_t, group)
+                entry = opened.build(size, goal_t, group)
                 typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
                            f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")
@@ -271,10 +282,10 @@ def _print_frame(frame, fmt: str) -> None:
 @app.command()
 def sweep(
     spec_file: Annotated[Optional[str], typer.Argument(help="A TOML sweep spec; options given here override it.")] = None,
-    size: Annotated[Optional[str], typer.Option("--size", help="Board width 3, 4 or 5 (default 3; korf100: 4).")] = None,
+    size: Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4).")] = None,
     goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
-    count: Annotated[Optional[str], typer.Option("--count", help="Number of instances (default 100; a file or korf100: all).")] = None,
-    seed: Annotated[Optional[str], typer.Option("--seed", help="Seed of uniform and walk:K instances (default 0).")] = None,
+    count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file or korf100: all).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
     instances: Annotated[Optional[str], typer.Option("--instances", help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
     algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
     heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
@@ -282,9 +293,9 @@ def sweep(
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")] = None,
-    workers: Annotated[Optional[str], typer.Option("--workers", help="Local worker processes (default: the core count).")] = None,
-    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", help="Instances per task, or auto (tasks of ~2 s).")] = None,
-    max_nodes: Annotated[Optional[str], typer.Option("--max-nodes", help="Node budget per solve (status budget_exceeded).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")] = None,
+    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
 ) -> None:

@@ -38,6 +38,30 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
              "workers": "workers"}
 RUN_KEYS = ("store", "scheduler", "workers")
+
+
+def _whole(name: str, minimum: int):
+    return lambda value: whole_number(name, value, minimum)
+
+
+def parse_chunk_size(value) -> int | str:
+    """Instances per task, or ``auto`` (tasks of ~2 s, see :func:`auto_chunk_size`)."""
+    return "auto" if value == "auto" else whole_number("chunk-size", value, 1)
+
+
+# The parsers of the options that are not plain text, shared by the CLI (typer calls them
+# when it parses the command line) and by spec files, so a value means the same wherever
+# it was given and the spec is built from typed values only.
+OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1), "seed": _whole("seed", 0),
+                  "max_nodes": _whole("max-nodes", 1), "chunk_size": parse_chunk_size,
+                  "workers": _whole("workers", 1)}
+
+
+def parse_options(options: dict) -> dict:
+    """``options`` with every value of :data:`OPTION_PARSERS` parsed (None stays None)."""
+    return {k: OPTION_PARSERS[k](v) if k in OPTION_PARSERS and v is not None else v for k, v in options.items()}
+
+
 TARGET_TASK_SECONDS = 2.0
 # Solve times are heavy-tailed (one random 15-puzzle can take 100 times the median), so
 # each worker gets several tasks: the last one to finish then leaves a core idle only
@@ -179,7 +203,7 @@ def read_toml(path: str | Path) -> dict:
         if name == "instances" and isinstance(value, str) and _is_file_source(value):
             value = str((path.parent / value).resolve()) if not Path(value).is_absolute() else value
         out[name] = value
-    return out
+    return parse_options(out)
 
 
 def _is_file_source(value: str) -> bool:
@@ -221,7 +245,7 @@ def _size_goal(opts: dict) -> tuple[int, str]:
         if goal is not None and goal_tiles(goal, 4) != goal_tiles("blank-first", 4):
             raise InvalidOptionError(f"goal {goal!r} does not fit instances 'korf100', whose goal is blank-first")
         return 4, "blank-first"
-    size = check_size(3 if size is None else size)
+    size = 3 if size is None else size
     return size, goal_label(goal_tiles(goal or "blank-last", size))
 
 
@@ -258,6 +282,8 @@ def build_spec(options: dict, toml_path: str | None = None,
                workers: int = 2) -> tuple[SweepSpec, RunOptions]:
     """Merge a TOML spec (if any) with CLI ``options`` (CLI wins; None means not given).
 
+    Values may be typed or text (a library caller's); both go through :func:`parse_options`.
+
     Raises
     ------
     InvalidOptionError, InvalidBoardError, UnknownNameError
@@ -266,10 +292,8 @@ def build_spec(options: dict, toml_path: str | None = None,
     merged = dict(DEFAULTS)
     if toml_path is not None:
         merged.update(read_toml(toml_path))
-    merged.update({k: v for k, v in options.items() if v is not None and v != ()})
-    workers_given = merged.pop("workers", None)
-    workers_given = None if workers_given is None else whole_number("workers", workers_given, 1)
-    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), workers_given)
+    merged.update(parse_options({k: v for k, v in options.items() if v is not None and v != ()}))
+    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), merged.pop("workers", None))
     return _validate(merged, workers if run.workers is None else run.workers), run
 
 
@@ -279,22 +303,19 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     opts["instances"] = _check_source(opts["instances"], opts["size"])
     digest, available = None, (100 if opts["instances"] == "korf100" else None)
     if _is_file_source(opts["instances"]):
-        size = None if opts["size"] is None else check_size(opts["size"])
-        opts["size"], available, digest = file_instances_info(opts["instances"], size)
+        opts["size"], available, digest = file_instances_info(opts["instances"], opts["size"])
     opts["size"], opts["goal"] = _size_goal(opts)
-    count = opts["count"] if opts["count"] is not None else (available or 100)
-    opts["count"] = whole_number("count", count, 1)
+    if opts["count"] is None:
+        opts["count"] = available or 100
     if available is not None and opts["count"] > available:
         raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {opts['instances']!r}")
-    opts["seed"] = whole_number("seed", opts["seed"], 0)
     algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
     heuristics = _names("heuristic", opts["heuristics"])
     goal = goal_tiles(opts["goal"], opts["size"])
     for h in heuristics:
         parse_heuristic(h, opts["size"], goal)
-    max_nodes = None if opts["max_nodes"] is None else whole_number("max-nodes", opts["max_nodes"], 1)
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
-                     algorithms, heuristics, max_nodes, 0, "", str(opts["out"]), digest)
+                     algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest)
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
@@ -305,7 +326,7 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
 def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
     """The given chunk size; else the one of an existing sweep of this spec; else automatic."""
     if given not in (None, "auto"):
-        return whole_number("chunk-size", given, 1)
+        return given
     stored = spec.folder / "sweep.json"
     if stored.is_file():
         try:

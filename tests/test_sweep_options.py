@@ -1,0 +1,163 @@
+"""Every ``tilesweep sweep`` option means the same on the command line (text that typer
+parses with the library's parser) and in a TOML spec (typed values): the same spec, built
+from typed values only; a bad value is the same one-line error either way."""
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import tilesweep.jobs.spec as spec_module
+import tilesweep.jobs.sweep as sweep_module
+from tilesweep.cli import app
+from tilesweep.jobs.spec import SweepSpec, build_spec
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.errors import InvalidOptionError
+
+RUNNER = CliRunner()
+BOARDS = "boards.txt"  # written into the test's folder: three 8-puzzles
+
+# option -> (TOML key, the values its help text names, as (command-line words, TOML value))
+CASES = {
+    "--size": ("size", [("3", 3), ("4", 4), ("5", 5)]),
+    "--goal": ("goal", [("blank-last", "blank-last"), ("blank-first", "blank-first"),
+                        ("1 2 3 8 0 4 7 6 5", "1 2 3 8 0 4 7 6 5")]),
+    "--count": ("count", [("1", 1), ("100", 100)]),
+    "--seed": ("seed", [("0", 0), ("7", 7)]),
+    "--instances": ("instances", [("uniform", "uniform"), ("walk:40", "walk:40"), ("korf100", "korf100"),
+                                  (BOARDS, BOARDS)]),
+    "--algorithm": ("algorithm", [("astar", "astar"), ("idastar", "idastar"), ("bfs", "bfs"), ("dfs", "dfs"),
+                                  (["astar", "idastar"], ["astar", "idastar"])]),
+    "--heuristic": ("heuristic", [("manhattan", "manhattan"), ("linear-conflict", "linear-conflict"),
+                                  ("pdb:5-3+reflect", "pdb:5-3+reflect"),
+                                  (["manhattan", "misplaced"], ["manhattan", "misplaced"])]),
+    "--out": ("out", [("elsewhere", "elsewhere")]),
+    "--name": ("name", [("mine", "mine")]),
+    "--store": ("store", [("pdb", "pdb")]),
+    "--scheduler": ("scheduler", [("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786")]),
+    "--workers": ("workers", [("3", 3)]),
+    "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
+    "--max-nodes": ("max-nodes", [("100000", 100000)]),
+}
+# Combinations a user types together (the korf100 one was once refused: '4' against 4).
+COMBINED = [
+    {"--instances": ("korf100", "korf100"), "--size": ("4", 4), "--algorithm": ("idastar", "idastar"),
+     "--heuristic": ("pdb:7-8+reflect", "pdb:7-8+reflect")},
+    {"--size": ("4", 4), "--instances": ("walk:60", "walk:60"), "--count": ("10", 10), "--seed": ("3", 3),
+     "--chunk-size": ("2", 2), "--max-nodes": ("5000", 5000), "--workers": ("1", 1)},
+]
+NOT_IN_THE_SPEC = {"--baseline", "--format"}  # how the summary is printed, not what runs
+
+
+class Stopped(Exception):
+    pass
+
+
+def sweep_options() -> set[str]:
+    command = typer.main.get_command(app).commands["sweep"]
+    return {opt for p in command.params if isinstance(p, typer.core.TyperOption) for opt in p.opts
+            if opt.startswith("--")}
+
+
+def test_every_sweep_option_has_a_case():
+    assert set(CASES) == sweep_options() - NOT_IN_THE_SPEC
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / BOARDS).write_text("1 2 3 4 5 6 0 7 8\n8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 7 0 8\n")
+    return tmp_path
+
+
+def spec_from_cli(monkeypatch, words: list[str]):
+    """(spec, run options, workers default) the sweep command builds from ``words``."""
+    built = []
+
+    def record(*args):
+        built.append((build_spec(*args), args[2]))
+        return built[-1][0]
+
+    def stop(spec):
+        raise Stopped  # before any instance is made or any process started
+
+    monkeypatch.setattr(spec_module, "build_spec", record)
+    monkeypatch.setattr(sweep_module, "prepare", stop)
+    result = RUNNER.invoke(app, ["sweep", *words])
+    assert built and isinstance(result.exception, Stopped), result.output
+    (spec, run), workers = built[0]
+    return spec, run, workers
+
+
+def toml_value(value) -> str:
+    return json.dumps(value)  # TOML's strings, integers and arrays of strings read the same
+
+
+def spec_from_toml(folder, given: dict, workers: int):
+    lines = [f"{CASES[opt][0]} = {toml_value(value)}" for opt, value in given.items()]
+    path = folder / "spec.toml"
+    path.write_text("[sweep]\n" + "\n".join(lines) + "\n")
+    return build_spec({}, str(path), workers)
+
+
+def check_same(folder, monkeypatch, given: dict[str, tuple]):
+    words = []
+    for opt, (text, _) in given.items():
+        for word in ([text] if isinstance(text, str) else text):
+            words += [opt, word]
+    spec, run, workers = spec_from_cli(monkeypatch, words)
+    assert (spec, run) == spec_from_toml(folder, {opt: value for opt, (_, value) in given.items()}, workers)
+    assert all(isinstance(getattr(spec, f), int) for f in ("size", "count", "seed", "chunk_size"))
+    assert spec.max_nodes is None or type(spec.max_nodes) is int
+    assert run.workers is None or type(run.workers) is int
+    assert SweepSpec.from_json(spec.to_json()) == spec
+    return spec, run
+
+
+@pytest.mark.parametrize("option, words, value", [(opt, w, v) for opt, (_, vals) in CASES.items() for w, v in vals])
+def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, value):
+    spec, run = check_same(folder, monkeypatch, {option: (words, value)})
+    key = option[2:].replace("-", "_")
+    typed = value if not isinstance(value, list) else tuple(value)
+    if key in ("store", "scheduler", "workers"):
+        assert getattr(run, key) == typed
+    elif key == "instances" and value == BOARDS:
+        assert spec.instances == str(folder / BOARDS) and spec.count == 3
+    elif key == "goal":
+        assert spec.goal_tuple == goal_tiles(value, 3)
+    elif key in ("algorithm", "heuristic"):
+        assert getattr(spec, key + "s") == (typed if isinstance(typed, tuple) else (typed,))
+    elif key != "chunk_size" or value != "auto":
+        assert getattr(spec, key) == typed
+
+
+@pytest.mark.parametrize("given", COMBINED)
+def test_options_given_together(folder, monkeypatch, given):
+    spec, _ = check_same(folder, monkeypatch, given)
+    assert spec.size == 4
+
+
+def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
+    spec, _, _ = spec_from_cli(monkeypatch, ["--instances", "korf100", "--size", "4", "--algorithm", "idastar",
+                                             "--heuristic", "pdb:7-8+reflect"])
+    assert (spec.size, spec.goal, spec.count, spec.heuristics) == (4, "blank-first", 100, ("pdb:7-8+reflect",))
+
+
+@pytest.mark.parametrize("option, text, toml, message", [
+    ("--size", "4.0", '"4.0"', "size '4.0' is not a whole number"),
+    ("--size", "6", "6", "size 6 is not supported"),
+    ("--count", "ten", '"ten"', "count 'ten' is not a whole number"),
+    ("--count", "0", "0", "count 0 is too small"),
+    ("--seed", "x", '"x"', "seed 'x' is not a whole number"),
+    ("--max-nodes", "0", "0", "max-nodes 0 is too small"),
+    ("--chunk-size", "big", '"big"', "chunk-size 'big' is not a whole number"),
+    ("--workers", "none", '"none"', "workers 'none' is not a whole number"),
+])
+def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, message):
+    result = RUNNER.invoke(app, ["sweep", option, text])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and message in lines[0], result.output
+    (folder / "bad.toml").write_text(f"{CASES[option][0]} = {toml}\n")
+    with pytest.raises(InvalidOptionError, match=message):
+        build_spec({}, str(folder / "bad.toml"))
