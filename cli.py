@@ -324,6 +324,9 @@ def sweep(
     typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
                f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
     if plan.pending:
+        from tilesweep.jobs.runrecord import record_run
+        from tilesweep.cluster.connect import scheduler_address
+        record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
         _run_sweep(spec, run, plan)
     summary = run_guarded(lambda: finish(spec, base))
     _print_frame(summary, fmt)
@@ -555,6 +558,43 @@ def ui(
         serve(host, port, out, store, budget, workers, ready)
     except OSError as err:
         fail(f"cannot serve on {host}:{port} ({err.strerror or err}); choose another --host or --port", 1)
+
+
+@app.command()
+def report(
+    sweeps: SweepsArg,
+    out: Annotated[Optional[str], typer.Option("--out", help="HTML file to write (default SWEEP/report.html for one sweep, else ./report.html).")] = None,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
+    figures: Annotated[Optional[str], typer.Option("--figures", help="Also write each figure into this folder (needs Chromium).")] = None,
+    figure_format: Annotated[str, typer.Option("--figure-format", help="png or svg.")] = "png",
+    with_compare: Annotated[bool, typer.Option("--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
+    threshold: Annotated[str, typer.Option("--threshold", help="With --compare: flag time ratios above 1 + this (percent).")] = "5%",
+) -> None:
+    """Write one self-contained HTML report (plots, tables, replays) of one or more sweeps.
+
+    Example: tilesweep report sweeps/NAME --baseline manhattan --figures figures/
+    """
+    from tilesweep.jobs.report.build import build_report
+    from tilesweep.jobs.report.compare import parse_threshold
+    from tilesweep.jobs.report.export import FORMATS, export_figures
+
+    def action():
+        if figure_format not in FORMATS:
+            raise InvalidOptionError(f"figure format {figure_format!r} is not known; expected png or svg")
+        start = time.perf_counter()
+        built = build_report(sweeps, out, baseline, with_compare, parse_threshold(threshold))
+        typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
+                   f"{time.perf_counter() - start:.1f} s)", err=True)
+        if figures:
+            for path in export_figures(built.figures, figures, figure_format):
+                typer.echo(f"figure: {path}", err=True)
+        return built
+
+    built = run_guarded(action)
+    typer.echo(str(built.path))
+    if built.comparison is not None and built.comparison.cost_differences:
+        typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -1,13 +1,16 @@
 """Small real sweeps run in this process (no Dask), for the results-side tests."""
 
+from tilesweep.cluster.tables import open_tables
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import finish, prepare, run_local
 
 
-def local_sweep(out, name, baseline=None, **options):
-    """Run a sweep of ``options`` (CLI option names) in-process; return its folder."""
+def local_sweep(out, name, baseline=None, store=None, **options):
+    """Run a sweep of ``options`` (CLI option names) in-process; return its folder.
+    ``pdb:`` heuristics read (and build once) their tables in ``store``."""
     spec, _ = build_spec({**options, "out": str(out), "name": name}, workers=1)
     plan = prepare(spec)
-    run_local(plan)
+    _, tables = open_tables(store, spec.heuristics, spec.size, spec.goal_tuple, build=True) if store else (None, {})
+    run_local(plan, tables_for=lambda h: tables.get(h, ()))
     finish(spec, baseline)
     return spec.folder

@@ -1,0 +1,90 @@
+"""``tilesweep report``: read sweeps, build the figures and tables, write one HTML file."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilesweep.solver.errors import InvalidOptionError
+
+from . import plots
+from .compare import Comparison, compare, load_pairs_side
+from .data import ReportData, coverage_table, load
+from .page import SPEC_FIELDS, frame_table, render, sweep_header, table_items
+from .sweeps import open_sweeps
+
+COMPARE_ROWS_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report was built from and where it went."""
+
+    path: Path
+    data: ReportData
+    figures: dict
+    comparison: Comparison | None
+    bytes: int
+
+
+def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
+    """Every bokeh root of the page by name; the scatter names; whether IDA* logs exist."""
+    figures, scatter_names = {}, []
+    for config in data.configs:
+        base = plots.baseline_of(data, config)
+        if base is None:
+            continue
+        for value in ("nodes_generated", "seconds"):
+            fig = plots.scatter(data, config, base, value)
+            figures[fig.name] = fig
+            scatter_names.append(fig.name)
+    for fig in (plots.by_length(data), plots.coverage(data, "nodes_generated"), plots.coverage(data, "seconds"),
+                plots.ebf_distribution(data)):
+        figures[fig.name] = fig
+    panel, has_iterations = plots.iterations(data)
+    figures[panel.name] = panel
+    return figures, scatter_names, has_iterations
+
+
+def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, dict]:
+    """``compare`` of the two sweeps of ``data`` and its tables for the page."""
+    old, new = data.sweeps
+    result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold)
+    return result, {"old": old.name, "new": new.name, "threshold": f"{threshold:.0%}",
+                    "configurations": frame_table(result.configurations),
+                    "changes": frame_table(result.changes.head(COMPARE_ROWS_SHOWN)),
+                    "change_count": len(result.changes)}
+
+
+def default_out(paths: list[str]) -> Path:
+    """``SWEEP/report.html`` for one sweep folder, else ``report.html`` here."""
+    sweeps = open_sweeps(paths)
+    return sweeps[0].folder / "report.html" if len(sweeps) == 1 else Path("report.html")
+
+
+def build_report(paths: list[str], out: str | None = None, baseline: str | None = None,
+                 with_compare: bool = False, threshold: float = 0.05) -> Report:
+    """Build the report of the sweeps ``paths`` into ``out`` (written atomically)."""
+    from tilesweep import __version__
+
+    sweeps = open_sweeps(paths)
+    if with_compare and len(sweeps) != 2:
+        raise InvalidOptionError(f"--compare needs exactly two sweeps (OLD NEW); got {len(sweeps)}")
+    data = load(sweeps, baseline)
+    figures, scatter_names, has_iterations = build_figures(data)
+    comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
+    names = ", ".join(s.name for s in sweeps)
+    _, table_note = table_items(data)
+    context = {"title": f"tilesweep report: {names}", "version": __version__, "baseline": data.baseline,
+               "sweeps": sweep_header(data), "spec_fields": SPEC_FIELDS,
+               "coverage": frame_table(coverage_table(data), "configuration"), "scatter_names": scatter_names,
+               "has_iterations": has_iterations, "iteration_count": plots.ITERATION_INSTANCES,
+               "comparison": compare_ctx, "table_note": table_note}
+    html = render(data, figures, context)
+    path = Path(out) if out else default_out(paths)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, path)
+    return Report(path, data, figures, comparison, len(html.encode()))

@@ -1,0 +1,140 @@
+"""The numbers a report shows, computed from the sweeps' Parquet with DuckDB and pandas.
+
+Rows are read once, numeric columns only. An *item* is one instance: a hash of (size,
+goal, tiles) with its occurrence number (a random sample may draw a board twice), so two
+sweeps of the same instances pair up whatever their names and chunks. A *configuration* is
+(size, algorithm, heuristic), with the sweep added when two given sweeps share one (a
+before/after pair). Statuses are taken from the data, never from a fixed list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tilesweep.solver.errors import InvalidOptionError
+
+from ..summary import summarize
+from .sql import connect
+from .sweeps import Sweep
+
+ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, status, cost, nodes_generated, "
+               "ebf, h0, seconds, hash(size, goal, tiles) AS board")
+STATUS_ORDER = ("solved", "unsolvable", "budget_exceeded", "timeout", "depth_limit", "error")
+SUMMARY_FIGURES = ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", "seconds_mean", "nodes_per_second"]
+
+
+@dataclass
+class ReportData:
+    """Every row (numeric columns), its configuration label, and the chosen baseline."""
+
+    sweeps: list[Sweep]
+    rows: pd.DataFrame
+    config_keys: list[str]
+    baseline: str
+    con: object = field(repr=False, default=None)
+
+    @property
+    def configs(self) -> list[str]:
+        return list(dict.fromkeys(self.rows["config"]))
+
+    @property
+    def statuses(self) -> list[str]:
+        seen = set(self.rows["status"])
+        return [s for s in STATUS_ORDER if s in seen] + sorted(seen - set(STATUS_ORDER))
+
+
+def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """``algorithm heuristic`` (``sweep: ...`` when sweeps share a configuration; size when mixed)."""
+    parts = []
+    if "sweep" in keys:
+        parts.append(rows["sweep"] + ": ")
+    if rows["size"].nunique() > 1:
+        parts.append((rows["size"] ** 2 - 1).astype(str) + "-puzzle ")
+    parts.append(rows["algorithm"] + " " + rows["heuristic"])
+    label = parts[0]
+    for part in parts[1:]:
+        label = label + part
+    return label
+
+
+def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
+    """Read the rows of ``sweeps``; ``baseline`` defaults to the first sweep's first heuristic."""
+    con = connect(sweeps)
+    rows = con.sql(f"SELECT {ROW_COLUMNS} FROM results").df()
+    for column in ("cost", "nodes_generated", "h0", "ebf", "seconds"):
+        rows[column] = rows[column].astype("float64")
+    keys = ["size", "algorithm", "heuristic"]
+    per_sweep = rows.groupby(keys, sort=False)["sweep"].nunique()
+    if (per_sweep > 1).any():
+        keys = ["sweep"] + keys
+    rows["config"] = _labels(rows, keys)
+    rows = rows.sort_values(["sweep", "instance"], kind="stable", ignore_index=True)
+    occurrence = rows.groupby(["config", "board"], sort=False).cumcount()
+    rows["item"] = pd.factorize(pd.MultiIndex.from_arrays([rows["board"], occurrence]))[0]
+    heuristics = list(dict.fromkeys(rows["heuristic"]))
+    if baseline is None:
+        spec_first = (sweeps[0].spec.get("heuristics") or [None])[0]
+        baseline = spec_first if spec_first in heuristics else heuristics[0]
+    elif baseline not in heuristics:
+        raise InvalidOptionError(f"baseline {baseline!r} is not a heuristic of these sweeps; "
+                                 f"expected one of: {', '.join(heuristics)}")
+    return ReportData(sweeps, rows, keys, baseline, con)
+
+
+def status_counts(data: ReportData) -> pd.DataFrame:
+    """Rows per configuration and status, one column per status present."""
+    counts = data.rows.groupby(["config", "status"], sort=False).size().unstack(fill_value=0)
+    return counts.reindex(index=data.configs, columns=data.statuses, fill_value=0).astype("int64")
+
+
+def _summary(data: ReportData) -> pd.DataFrame:
+    """:func:`summarize` per sweep when sweeps share configurations, else over all rows."""
+    frames = []
+    groups = data.rows.groupby("sweep", sort=False) if "sweep" in data.config_keys else [(None, data.rows)]
+    for _, rows in groups:
+        frame = summarize(rows)
+        first = rows.drop_duplicates(["size", "algorithm", "heuristic"]).set_index(["size", "algorithm", "heuristic"])
+        frame["config"] = first.loc[list(zip(frame["size"], frame["algorithm"], frame["heuristic"])), "config"].to_numpy()
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True).set_index("config").reindex(data.configs)
+
+
+def common_items(data: ReportData) -> dict[int, np.ndarray]:
+    """Per size: the instances (items) every configuration of that size solved."""
+    solved = data.rows[data.rows["status"] == "solved"]
+    out = {}
+    for size, rows in solved.groupby("size"):
+        n_configs = data.rows.loc[data.rows["size"] == size, "config"].nunique()
+        per_item = rows.groupby("item")["config"].nunique()
+        out[size] = per_item.index[per_item == n_configs].to_numpy()
+    return out
+
+
+def _common_figures(data: ReportData) -> pd.DataFrame:
+    common = common_items(data)
+    solved = data.rows[data.rows["status"] == "solved"]
+    out = {}
+    for config, rows in solved.groupby("config", sort=False):
+        rows = rows[rows["item"].isin(common.get(rows["size"].iloc[0], []))]
+        nodes = rows["nodes_generated"].to_numpy(float)
+        out[config] = {
+            "common_instances": len(nodes),
+            "common_nodes_mean": nodes.mean() if len(nodes) else np.nan,
+            "common_nodes_geomean": float(np.exp(np.log(np.maximum(nodes, 1)).mean())) if len(nodes) else np.nan,
+            "common_nodes_median": float(np.median(nodes)) if len(nodes) else np.nan,
+        }
+    return pd.DataFrame.from_dict(out, orient="index").reindex(data.configs)
+
+
+def coverage_table(data: ReportData) -> pd.DataFrame:
+    """Per configuration: rows, status counts, :func:`summarize`'s figures over solved rows,
+    and mean / geometric mean / median nodes over the commonly solved instances."""
+    first = data.rows.drop_duplicates("config").set_index("config")
+    table = first.loc[data.configs, ["size", "algorithm", "heuristic"] + (["sweep"] if "sweep" in data.config_keys else [])]
+    table.insert(len(table.columns), "instances", data.rows.groupby("config").size().reindex(data.configs))
+    table = table.join(status_counts(data)).join(_summary(data)[SUMMARY_FIGURES]).join(_common_figures(data))
+    table["common_instances"] = table["common_instances"].fillna(0).astype("int64")
+    return table

@@ -1,0 +1,126 @@
+"""The report page: header, tables and the instance data, around the bokeh figures.
+
+The page is one file: bokeh's scripts (``INLINE`` resources), the page's own style and
+script (``report.css``, ``report.js`` beside this module) and the data are all inline,
+so it opens from disk with no network.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from bokeh.document import Document
+from bokeh.embed import file_html
+from bokeh.resources import INLINE
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from tilesweep.solver.board import goal_tiles
+
+from .data import ReportData
+
+HERE = Path(__file__).parent
+MAX_TABLE_ROWS = 50_000
+SPEC_FIELDS = ("size", "goal", "instances", "seed", "count", "algorithms", "heuristics", "max_nodes", "chunk_size")
+TABLE_COLUMNS = ["sweep", "instance", "algorithm", "heuristic", "status", "cost", "nodes", "ebf", "seconds", "h0"]
+
+
+def cell(value) -> dict:
+    """A table cell: the exact value (``data-value``) and its text."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return {"value": "", "text": "–"}
+    if isinstance(value, (bool, np.bool_)):
+        return {"value": str(bool(value)).lower(), "text": "yes" if value else "no"}
+    if isinstance(value, (int, np.integer)):
+        return {"value": str(int(value)), "text": f"{int(value):,}"}
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:,.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.3g}"
+        return {"value": repr(v), "text": text}
+    return {"value": str(value), "text": str(value)}
+
+
+def frame_table(frame: pd.DataFrame, index_name: str | None = None) -> dict:
+    """Headers and rows of cells for the template."""
+    if index_name is not None:
+        frame = frame.reset_index(names=index_name)
+    return {"headers": list(frame.columns),
+            "rows": [[cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]}
+
+
+def sweep_header(data: ReportData) -> list[dict]:
+    """One entry per sweep: its spec fields, row count and last run record."""
+    counts = data.rows.groupby("sweep").size()
+    out = []
+    for sweep in data.sweeps:
+        runs = sweep.run.get("runs") or []
+        last = runs[-1] if runs else {}
+        machine = last.get("machine") or {}
+        out.append({
+            "name": sweep.name, "folder": str(sweep.folder), "rows": int(counts.get(sweep.name, 0)),
+            "spec": {k: (", ".join(v) if isinstance(v, list) else v) for k, v in sweep.spec.items() if k in SPEC_FIELDS},
+            "fingerprint": str(sweep.spec.get("fingerprint", ""))[:12],
+            "version": last.get("tilesweep", "not recorded"),
+            "machine": f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores" if machine else "not recorded",
+            "started": last.get("started", "not recorded"), "scheduler": last.get("scheduler", "not recorded"),
+        })
+    return out
+
+
+def table_items(data: ReportData) -> tuple[np.ndarray | None, str]:
+    """All instances, or a seeded sample of them when the rows exceed MAX_TABLE_ROWS."""
+    if len(data.rows) <= MAX_TABLE_ROWS:
+        return None, ""
+    items = data.rows["item"].unique()
+    per_item = len(data.rows) / len(items)
+    keep = np.random.default_rng(0).choice(items, int(MAX_TABLE_ROWS / per_item), replace=False)
+    return keep, (f"The table holds every run of {len(keep):,} of the {len(items):,} instances "
+                  f"(a uniform random sample; {len(data.rows):,} runs in all).")
+
+
+def instance_data(data: ReportData) -> dict:
+    """The instance table's rows (with tiles and moves) for the page's script."""
+    keep, note = table_items(data)
+    rows = data.rows if keep is None else data.rows[data.rows["item"].isin(keep)]
+    keys = rows[["sweep", "instance"]].drop_duplicates()
+    data.con.register("_table_keys", keys)
+    text = data.con.sql("SELECT sweep, instance, algorithm, heuristic, tiles, moves FROM results "
+                        "SEMI JOIN _table_keys USING (sweep, instance)").df()
+    data.con.unregister("_table_keys")
+    rows = rows.merge(text, on=["sweep", "instance", "algorithm", "heuristic"], how="left")
+    boards, board_index = np.unique(rows["tiles"].fillna("").to_numpy(str), return_inverse=True)
+    goals = {f"{s}|{g}": list(goal_tiles(g, int(s))) for s, g in rows[["size", "goal"]].drop_duplicates().itertuples(index=False)}
+
+    def num(series, digits=None):
+        values = series.to_numpy(float)
+        return [None if math.isnan(v) else (round(v, digits) if digits else int(v)) for v in values]
+
+    columns = [rows["sweep"].tolist(), rows["instance"].astype(int).tolist(), rows["algorithm"].tolist(),
+               rows["heuristic"].tolist(), rows["status"].tolist(), num(rows["cost"]), num(rows["nodes_generated"]),
+               num(rows["ebf"], 5), num(rows["seconds"], 7), num(rows["h0"]), board_index.tolist(),
+               rows["moves"].fillna("").tolist(), rows["size"].astype(int).tolist(),
+               (rows["size"].astype(str) + "|" + rows["goal"]).tolist()]
+    return {"columns": TABLE_COLUMNS + ["board", "moves", "size", "goal"], "data": columns,
+            "boards": boards.tolist(), "goals": goals, "note": note}
+
+
+def _json_for_script(value) -> str:
+    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+
+
+def render(data: ReportData, figures: dict, context: dict) -> str:
+    """The whole page: ``figures`` (name -> bokeh model) placed by the template."""
+    env = Environment(loader=FileSystemLoader(HERE), autoescape=select_autoescape(["html", "jinja"]))
+    template = env.get_template("report.html.jinja")
+    variables = {**context, "style": (HERE / "report.css").read_text(), "script": (HERE / "report.js").read_text(),
+                 "instance_json": _json_for_script(instance_data(data)),
+                 "generated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    doc = Document()
+    with doc.models.freeze():  # one model-graph walk for all roots instead of one per root
+        for model in figures.values():
+            doc.add_root(model)
+    return file_html(doc, resources=INLINE, template=template, title=context["title"], template_variables=variables)

@@ -1,0 +1,206 @@
+"""The report's bokeh figures, each built from :class:`ReportData` rows.
+
+A figure never carries more than :data:`MAX_POINTS` points per series: larger sweeps are
+thinned to a uniform random sample (seeded, so a report is reproducible) or aggregated
+(curves are sampled at most :data:`CURVE_POINTS` times), and the figure's title says so.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+from bokeh.models import (ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span)
+from bokeh.layouts import column
+from bokeh.palettes import Category10_10
+from bokeh.plotting import figure
+
+from .data import ReportData
+
+MAX_POINTS = 20_000
+CURVE_POINTS = 400
+TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+VALUE_LABELS = {"nodes_generated": "nodes generated", "seconds": "search seconds"}
+
+
+def colours(data: ReportData) -> dict[str, str]:
+    return {c: Category10_10[i % 10] for i, c in enumerate(data.configs)}
+
+
+def _figure(name: str, title: str, x_label: str, y_label: str, x_log=False, y_log=False, **kw):
+    fig = figure(name=name, title=title, width=kw.pop("width", 460), height=kw.pop("height", 400), tools=TOOLS,
+                 x_axis_type="log" if x_log else "linear", y_axis_type="log" if y_log else "linear", **kw)
+    fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
+    fig.toolbar.logo = None
+    return fig
+
+
+def _thin(frame: pd.DataFrame, limit: int = MAX_POINTS) -> tuple[pd.DataFrame, str]:
+    """At most ``limit`` rows (a seeded uniform sample) and the note to put on the figure."""
+    if len(frame) <= limit:
+        return frame, ""
+    sample = frame.sample(limit, random_state=0).sort_index()
+    return sample, f" ({limit:,} of {len(frame):,} shown: a uniform random sample)"
+
+
+def baseline_of(data: ReportData, config: str) -> str | None:
+    """The configuration that ``config`` is compared with: same size, algorithm (and sweep)."""
+    first = data.rows.drop_duplicates("config").set_index("config")
+    keys = [k for k in data.config_keys if k != "heuristic"]
+    me = first.loc[config, keys]
+    candidates = first[(first["heuristic"] == data.baseline) & (first[keys] == me).all(axis=1)]
+    return None if candidates.empty or candidates.index[0] == config else candidates.index[0]
+
+
+def scatter_pairs(data: ReportData, config: str, base: str, value: str) -> pd.DataFrame:
+    """One row per instance run by both: the values, statuses and whether each solved."""
+    cols = ["item", "sweep", "instance", "status", value]
+    mine = data.rows.loc[data.rows["config"] == config, cols]
+    theirs = data.rows.loc[data.rows["config"] == base, ["item", "status", value]]
+    return mine.merge(theirs, on="item", suffixes=("", "_base"))
+
+
+def scatter(data: ReportData, config: str, base: str, value: str):
+    """``value`` of ``config`` against ``base`` per instance, log-log, unsolved on the edge."""
+    pairs = scatter_pairs(data, config, base, value)
+    pairs, note = _thin(pairs)
+    x, y = pairs[f"{value}_base"].to_numpy(float), pairs[value].to_numpy(float)
+    ok_x, ok_y = pairs["status_base"].eq("solved").to_numpy(), pairs["status"].eq("solved").to_numpy()
+    solved_values = np.concatenate([x[ok_x], y[ok_y]])
+    solved_values = solved_values[solved_values > 0]
+    lo = solved_values.min() / 1.5 if len(solved_values) else 1e-6
+    hi = solved_values.max() * 1.5 if len(solved_values) else 1.0
+    edge = hi * 2
+    x = np.where(ok_x, np.maximum(x, lo), edge)
+    y = np.where(ok_y, np.maximum(y, lo), edge)
+    label = VALUE_LABELS[value]
+    fig = _figure(f"scatter-{value}-{config}", f"{label}: {config} vs {base}{note}", f"{base}", f"{config}",
+                  x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
+    fig.line([lo, edge * 1.6], [lo, edge * 1.6], color="#888", line_dash="dashed")
+    for where in ("width", "height"):
+        fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
+    both = ok_x & ok_y
+    source = ColumnDataSource(dict(x=x, y=y, instance=(pairs["sweep"] + ":" + pairs["instance"].astype(str)).to_numpy(),
+                                   base_value=pairs[f"{value}_base"].to_numpy(float), value=pairs[value].to_numpy(float),
+                                   status_base=pairs["status_base"].to_numpy(), status=pairs["status"].to_numpy(),
+                                   colour=np.where(both, "#1f77b4", "#d62728")))
+    dots = fig.scatter("x", "y", source=source, size=4, alpha=0.5, color="colour")
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("instance", "@instance"), (base, "@base_value (@status_base)"),
+                                                        (config, "@value (@status)")]))
+    return fig
+
+
+def by_length(data: ReportData):
+    """Median and quartiles of nodes generated per optimal solution length, one line each."""
+    solved = data.rows[data.rows["status"] == "solved"]
+    fig = _figure("by-length", "nodes generated by solution length (median, quartiles)", "solution length (moves)",
+                  "nodes generated", y_log=True, width=940)
+    legend = []
+    for config, rows in solved.groupby("config", sort=False):
+        q = rows.groupby("cost")["nodes_generated"].quantile([0.25, 0.5, 0.75]).unstack()
+        source = ColumnDataSource(dict(cost=q.index.to_numpy(float), q1=np.maximum(q[0.25].to_numpy(), 1),
+                                       median=np.maximum(q[0.5].to_numpy(), 1), q3=np.maximum(q[0.75].to_numpy(), 1)))
+        colour = colours(data)[config]
+        band = fig.varea("cost", "q1", "q3", source=source, fill_color=colour, fill_alpha=0.15)
+        line = fig.line("cost", "median", source=source, color=colour, line_width=2)
+        legend.append((config, [line, band]))
+    fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
+    return fig
+
+
+def _curve(values: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The share of ``total`` runs solved within each value, sampled at most CURVE_POINTS times."""
+    values = np.sort(values)
+    share = np.arange(1, len(values) + 1) / total
+    if len(values) > CURVE_POINTS:
+        pick = np.unique(np.linspace(0, len(values) - 1, CURVE_POINTS).astype(int))
+        values, share = values[pick], share[pick]
+    return values, share
+
+
+def coverage(data: ReportData, value: str):
+    """Share of each configuration's instances solved within N nodes (or T seconds), log x."""
+    label = VALUE_LABELS[value]
+    fig = _figure(f"coverage-{value}", f"instances solved within a number of {label}", label, "share solved",
+                  x_log=True, y_range=(0, 1.02))
+    legend = []
+    for config, rows in data.rows.groupby("config", sort=False):
+        solved = rows.loc[rows["status"] == "solved", value].to_numpy(float)
+        x, y = _curve(np.maximum(solved, 1e-7), len(rows))
+        line = fig.step(x, y, mode="after", color=colours(data)[config], line_width=2)
+        legend.append((config, [line]))
+    fig.add_layout(Legend(items=legend, click_policy="hide", location="bottom_right"))
+    return fig
+
+
+def ebf_distribution(data: ReportData):
+    """Histogram (share of solved runs per bin) of the effective branching factor."""
+    solved = data.rows[(data.rows["status"] == "solved") & data.rows["ebf"].notna()]
+    fig = _figure("ebf", "effective branching factor (share of solved runs per bin)", "EBF", "share of runs", width=940)
+    if solved.empty:
+        return fig
+    edges = np.linspace(solved["ebf"].min(), solved["ebf"].max() + 1e-9, 61)
+    legend = []
+    for config, rows in solved.groupby("config", sort=False):
+        counts, _ = np.histogram(rows["ebf"], bins=edges)
+        line = fig.step(edges[:-1], counts / max(len(rows), 1), mode="after", color=colours(data)[config], line_width=2)
+        legend.append((config, [line]))
+    fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
+    return fig
+
+
+ITERATION_INSTANCES = 60
+
+
+def iteration_rows(data: ReportData) -> pd.DataFrame:
+    """IDA* iteration logs (config, key, bound, nodes) of the hardest instances, by total nodes."""
+    ida = data.rows[(data.rows["algorithm"] == "idastar") & (data.rows["status"] == "solved")]
+    if ida.empty:
+        return pd.DataFrame(columns=["config", "key", "bound", "nodes"])
+    hardest = ida.groupby("item")["nodes_generated"].max().nlargest(ITERATION_INSTANCES).index
+    chosen = ida[ida["item"].isin(hardest)][["sweep", "instance", "algorithm", "heuristic", "config", "item"]]
+    data.con.register("_chosen", chosen[["sweep", "instance", "algorithm", "heuristic"]])
+    fetched = data.con.sql("SELECT r.sweep, r.instance, r.algorithm, r.heuristic, r.iterations "
+                           "FROM results r JOIN _chosen c USING (sweep, instance, algorithm, heuristic)").df()
+    data.con.unregister("_chosen")
+    logs = pd.DataFrame([(*row[:4], it["bound"], it["nodes_generated"])
+                         for row in fetched.itertuples(index=False) for it in json.loads(row.iterations or "[]")],
+                        columns=["sweep", "instance", "algorithm", "heuristic", "bound", "nodes"])
+    logs = logs.merge(chosen, on=["sweep", "instance", "algorithm", "heuristic"])
+    first = chosen.drop_duplicates("item").set_index("item")
+    logs["key"] = logs["item"].map(first["sweep"] + ":" + first["instance"].astype(str))
+    return logs[["config", "key", "bound", "nodes"]]
+
+
+def iterations(data: ReportData):
+    """Nodes generated per IDA* iteration against its bound, for an instance chosen in a list."""
+    logs = iteration_rows(data)
+    fig = _figure("iterations", "IDA*: nodes generated per iteration (choose an instance)", "bound (f limit)",
+                  "nodes generated in the iteration", y_log=True, width=940)
+    keys = list(dict.fromkeys(logs.sort_values("nodes", ascending=False)["key"]))
+    select = Select(name="iteration-instance", title="instance (the hardest by nodes)", value=keys[0] if keys else "",
+                    options=keys)
+    shown_sources, all_sources, legend = [], [], []
+    for config, rows in logs.groupby("config", sort=False):
+        every = ColumnDataSource(dict(key=rows["key"].to_numpy(), bound=rows["bound"].to_numpy(float),
+                                      nodes=rows["nodes"].to_numpy(float)))
+        first = rows[rows["key"] == select.value]
+        shown = ColumnDataSource(dict(bound=first["bound"].to_numpy(float), nodes=first["nodes"].to_numpy(float)))
+        line = fig.line("bound", "nodes", source=shown, color=colours(data)[config], line_width=2)
+        dots = fig.scatter("bound", "nodes", source=shown, color=colours(data)[config], size=6)
+        legend.append((config, [line, dots]))
+        shown_sources.append(shown)
+        all_sources.append(every)
+    if legend:
+        fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
+    fig.add_tools(HoverTool(tooltips=[("bound", "@bound"), ("nodes", "@nodes{0,0}")]))
+    select.js_on_change("value", CustomJS(args=dict(shown=shown_sources, every=all_sources), code="""
+        const key = cb_obj.value;
+        for (let i = 0; i < shown.length; i++) {
+            const d = every[i].data, bound = [], nodes = [];
+            for (let j = 0; j < d.key.length; j++)
+                if (d.key[j] === key) { bound.push(d.bound[j]); nodes.push(d.nodes[j]); }
+            shown[i].data = {bound: bound, nodes: nodes};
+        }"""))
+    return column(select, fig, name="iterations-panel"), bool(keys)
