@@ -324,8 +324,8 @@ def sweep(
     typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
                f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
     if plan.pending:
-        from tilesweep.jobs.runrecord import record_run
         from tilesweep.cluster.connect import scheduler_address
+        from tilesweep.jobs.runrecord import record_run
         record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
         _run_sweep(spec, run, plan)
     summary = run_guarded(lambda: finish(spec, base))

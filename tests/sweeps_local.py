@@ -14,3 +14,14 @@ def local_sweep(out, name, baseline=None, store=None, **options):
     run_local(plan, tables_for=lambda h: tables.get(h, ()))
     finish(spec, baseline)
     return spec.folder
+
+
+# A sweep with every kind of row a report draws: A* and IDA*, three heuristics (one a
+# pattern database), and a node budget that leaves some runs budget_exceeded.
+REPORT_SPEC = dict(size=3, count=60, seed=11, algorithms=("astar", "idastar"),
+                   heuristics=("manhattan", "linear-conflict", "pdb:4-4"), max_nodes=2500, chunk_size=20)
+
+
+def report_sweep(out, name="rep", **changes):
+    """A :data:`REPORT_SPEC` sweep (its PDB built into ``out/store``); return its folder."""
+    return local_sweep(out, name, store=str(out / "store"), **{**REPORT_SPEC, **changes})

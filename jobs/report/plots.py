@@ -11,8 +11,8 @@ import json
 
 import numpy as np
 import pandas as pd
-from bokeh.models import (ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span)
 from bokeh.layouts import column
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -36,8 +36,9 @@ def _figure(name: str, title: str, x_label: str, y_label: str, x_log=False, y_lo
     return fig
 
 
-def _thin(frame: pd.DataFrame, limit: int = MAX_POINTS) -> tuple[pd.DataFrame, str]:
-    """At most ``limit`` rows (a seeded uniform sample) and the note to put on the figure."""
+def _thin(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """At most MAX_POINTS rows (a seeded uniform sample) and the note to put on the figure."""
+    limit = MAX_POINTS
     if len(frame) <= limit:
         return frame, ""
     sample = frame.sample(limit, random_state=0).sort_index()

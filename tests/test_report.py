@@ -1,0 +1,186 @@
+"""``tilesweep report``: the page's numbers against ``summarize`` and an independent DuckDB
+query, self-containment, thinning of large sweeps, the comparison section, bad input."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import duckdb
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from sweeps_local import report_sweep
+from tilesweep.cli import app
+from tilesweep.jobs.report import page, plots
+from tilesweep.jobs.report.build import build_report
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.summary import summarize
+
+RUNNER = CliRunner()
+
+
+class Tables(HTMLParser):
+    """Every ``<table id=...>``: its headers and rows of ``data-value`` strings."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.tables, self.current, self.row = {}, None, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table" and "id" in attrs:
+            self.current = self.tables.setdefault(attrs["id"], {"headers": [], "rows": []})
+        elif self.current is not None and tag == "tr":
+            self.row = []
+        elif self.current is not None and tag == "td" and self.row is not None:
+            self.row.append(attrs.get("data-value"))
+        elif self.current is not None and tag == "th":
+            self.th = True
+
+    def handle_data(self, data):
+        if self.current is not None and getattr(self, "th", False):
+            self.current["headers"].append(data)
+            self.th = False
+
+    def handle_endtag(self, tag):
+        if tag == "tr" and self.row:
+            self.current["rows"].append(self.row)
+            self.row = None
+        elif tag == "table":
+            self.current = None
+
+    def frame(self, table_id):
+        import pandas as pd
+        t = self.tables[table_id]
+        return pd.DataFrame(t["rows"], columns=t["headers"])
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps")
+    folder = report_sweep(out)
+    built = build_report([str(folder)])
+    return folder, built, built.path.read_text()
+
+
+def number(text):
+    return float("nan") if text in ("", None) else float(text)
+
+
+def test_report_is_written_beside_the_sweep_and_is_self_contained(swept):
+    folder, built, html = swept
+    assert built.path == folder / "report.html"
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|@import|cdn\.bokeh\.org", html, re.I)
+    assert "Bokeh.embed.embed_items" in html or "embed_items" in html
+    for section in ("coverage-section", "scatter-section", "length-section", "curves-section", "ebf-section",
+                    "iterations-section", "instances-section"):
+        assert f'id="{section}"' in html
+
+
+def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
+    folder, _, html = swept
+    shown = Tables(html).frame("coverage").set_index(["algorithm", "heuristic"])
+    summary = summarize(load_results(folder)).set_index(["algorithm", "heuristic"])
+    assert len(shown) == len(summary) == 6
+    for column in ("instances", "solved", "budget_exceeded", "nodes_mean", "nodes_median", "ebf_mean", "cost_mean",
+                   "seconds_mean", "nodes_per_second"):
+        got = shown[column].map(number).to_numpy()
+        assert got == pytest.approx(summary.loc[shown.index, column].to_numpy(float)), column
+    assert shown["budget_exceeded"].map(number).sum() > 0  # the budget leaves some runs unsolved
+    parts = f"read_parquet('{folder}/results/*.parquet')"
+    duck = duckdb.sql(f"""
+        WITH runs AS (SELECT * FROM {parts}),
+             common AS (SELECT instance FROM runs GROUP BY instance
+                        HAVING count(*) FILTER (status = 'solved') = (SELECT count(DISTINCT heuristic || algorithm) FROM runs))
+        SELECT algorithm, heuristic, count(*) AS instances,
+               count(*) FILTER (status = 'solved') AS solved,
+               avg(nodes_generated) FILTER (status = 'solved') AS nodes_mean,
+               median(nodes_generated) FILTER (status = 'solved') AS nodes_median,
+               sum(nodes_generated) FILTER (status = 'solved') / sum(seconds) FILTER (status = 'solved') AS nodes_per_second,
+               count(*) FILTER (instance IN (SELECT instance FROM common)) AS common_instances,
+               avg(nodes_generated) FILTER (instance IN (SELECT instance FROM common)) AS common_nodes_mean,
+               exp(avg(ln(nodes_generated)) FILTER (instance IN (SELECT instance FROM common))) AS common_nodes_geomean,
+               median(nodes_generated) FILTER (instance IN (SELECT instance FROM common)) AS common_nodes_median
+        FROM runs GROUP BY algorithm, heuristic""").df().set_index(["algorithm", "heuristic"]).loc[shown.index]
+    assert 0 < duck["common_instances"].iloc[0] < 60
+    for column in duck.columns:
+        assert shown[column].map(number).to_numpy() == pytest.approx(duck[column].to_numpy(float)), column
+
+
+def test_every_status_in_the_data_gets_a_column(tmp_path):
+    folder = report_sweep(tmp_path, count=20, max_nodes=400)
+    html = build_report([str(folder)]).path.read_text()
+    headers = Tables(html).tables["coverage"]["headers"]
+    statuses = set(load_results(folder)["status"])
+    assert statuses <= set(headers) and "budget_exceeded" in statuses
+
+
+def test_instance_data_carries_every_row_with_tiles_and_moves(swept):
+    folder, _, html = swept
+    blob = re.search(r'<script type="application/json" id="instance-data">(.*?)</script>', html, re.S).group(1)
+    data = json.loads(blob)
+    columns = dict(zip(data["columns"], data["data"], strict=True))
+    rows = load_results(folder)
+    assert len(columns["sweep"]) == len(rows) == 360 and data["note"] == ""
+    index = {(s, i, a, h): k for k, (s, i, a, h) in enumerate(zip(columns["sweep"], columns["instance"],
+                                                                    columns["algorithm"], columns["heuristic"]))}
+    for row in rows.itertuples():
+        k = index[(row.sweep, row.instance, row.algorithm, row.heuristic)]
+        assert data["boards"][columns["board"][k]] == row.tiles
+        assert columns["moves"][k] == (row.moves if isinstance(row.moves, str) else "")
+        assert columns["status"][k] == row.status
+    assert data["goals"] == {"3|blank-last": [1, 2, 3, 4, 5, 6, 7, 8, 0]}
+
+
+def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
+    folder, _, _ = swept
+    monkeypatch.setattr(plots, "MAX_POINTS", 25)
+    monkeypatch.setattr(page, "MAX_TABLE_ROWS", 60)
+    built = build_report([str(folder)], str(tmp_path / "thin.html"))
+    scatter = built.figures["scatter-nodes_generated-astar linear-conflict"]
+    assert len(scatter.renderers[-1].data_source.data["x"]) == 25
+    assert "(25 of 60 shown: a uniform random sample)" in scatter.title.text
+    html = built.path.read_text()
+    assert "The table holds every run of 10 of the 60 instances" in html
+    blob = re.search(r'id="instance-data">(.*?)</script>', html, re.S).group(1)
+    assert len(json.loads(blob)["data"][0]) == 60
+
+
+def test_scatter_draws_unsolved_runs_on_the_edge(swept):
+    _, built, _ = swept
+    source = built.figures["scatter-nodes_generated-idastar linear-conflict"].renderers[-1].data_source.data
+    unsolved = np.array([s != "solved" for s in source["status"]])
+    assert unsolved.any()
+    edge = max(np.max(source["x"]), np.max(source["y"]))
+    assert (np.asarray(source["y"])[unsolved] == edge).all()
+    assert (np.asarray(source["y"])[~unsolved] < edge).all()
+
+
+def test_compare_section_when_asked(swept, tmp_path):
+    folder, _, _ = swept
+    again = report_sweep(tmp_path, name="again")
+    result = RUNNER.invoke(app, ["report", str(folder), str(again), "--compare", "--out", str(tmp_path / "c.html")])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "c.html").read_text()
+    table = Tables(html).frame("compare")
+    assert len(table) == 6 and set(table["cost_diff"]) == {"0"} and set(table["nodes_diff"]) == {"0"}
+    assert "No cost, node or status differences." in html
+
+
+@pytest.mark.parametrize("args, quoted", [
+    (["{missing}"], "does not exist"),
+    (["{plain}"], "is not a sweep folder"),
+    (["{sweep}", "--baseline", "euclid"], "'euclid'"),
+    (["{sweep}", "--compare"], "--compare needs exactly two sweeps"),
+    (["{sweep}", "--figure-format", "gif"], "'gif'"),
+    (["{sweep}", "--threshold", "lots"], "'lots'"),
+])
+def test_bad_input_is_one_line_exit_2(swept, tmp_path, args, quoted):
+    (tmp_path / "plain").mkdir()
+    paths = {"missing": tmp_path / "missing", "plain": tmp_path / "plain", "sweep": swept[0]}
+    result = RUNNER.invoke(app, ["report", *[a.format(**paths) for a in args], "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
+    assert not (tmp_path / "r.html").exists()
