@@ -525,11 +525,11 @@ def compare(
 @app.command()
 def ui(
     host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default; anything else is reachable by others).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free port).")] = 8000,
+    port: Annotated[str, typer.Option("--port", help="Port to listen on (0: any free port).")] = "8000",
     out: Annotated[str, typer.Option("--out", help="Folder holding sweeps, the only files the pages serve.")] = "sweeps",
     store: StoreOpt = None,
-    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Node budget of each solve (default 20,000,000); requests may ask for less.")] = None,
-    solvers: Annotated[int, typer.Option("--solvers", help="Solves run at once, each in a worker process.")] = 2,
+    max_nodes: Annotated[Optional[str], typer.Option("--max-nodes", help="Node budget of each solve (default 20,000,000); requests may ask for less.")] = None,
+    solvers: Annotated[str, typer.Option("--solvers", help="Solves run at once, each in a worker process.")] = "2",
 ) -> None:
     """Serve a local web page: play and solve boards, compare algorithms, watch sweeps.
 
@@ -540,22 +540,23 @@ def ui(
     from tilesweep.webui.solves import DEFAULT_MAX_NODES
 
     def check():
-        whole_number("port", port, 0)
-        if port > 65535:
-            raise InvalidOptionError(f"port {port} is out of range; expected 0..65535")
-        return whole_number("max-nodes", DEFAULT_MAX_NODES if max_nodes is None else max_nodes, 1), \
+        number = whole_number("port", port, 0)
+        if number > 65535:
+            raise InvalidOptionError(f"port {number} is out of range; expected 0..65535")
+        return number, whole_number("max-nodes", DEFAULT_MAX_NODES if max_nodes is None else max_nodes, 1), \
             whole_number("solvers", solvers, 1)
 
-    budget, workers = run_guarded(check)
+    port_number, budget, workers = run_guarded(check)
     if not is_loopback(host):
         typer.echo(f"warning: bound to {host}, not a loopback address: anyone who can reach it can run "
                    f"solves and read the sweeps under {out}", err=True)
 
     def ready(address):
-        typer.echo(f"tilesweep ui: http://{address[0]}:{address[1]}/  (sweeps under {out}; Ctrl-C stops)")
+        where = f"[{address[0]}]" if ":" in address[0] else address[0]
+        typer.echo(f"tilesweep ui: http://{where}:{address[1]}/  (sweeps under {out}; Ctrl-C stops)")
 
     try:
-        serve(host, port, out, store, budget, workers, ready)
+        serve(host, port_number, out, store, budget, workers, ready)
     except OSError as err:
         fail(f"cannot serve on {host}:{port} ({err.strerror or err}); choose another --host or --port", 1)
 

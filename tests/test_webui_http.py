@@ -252,3 +252,37 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
         assert second["status"] == "solved" and second["worker"] != first["worker"]
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--port", "70000"], "port 70000 is out of range"),
+    (["--port", "http"], "port 'http' is not a whole number"),
+    (["--max-nodes", "0"], "max-nodes 0 is too small"),
+    (["--solvers", "0"], "solvers 0 is too small"),
+])
+def test_ui_bad_options_exit_2_with_one_line(args, expected):
+    result = CliRunner().invoke(app, ["ui", *args])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ") and expected in result.stderr
+
+
+def test_ui_port_in_use_is_one_line(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["ui", "--port", str(port), "--out", str(tmp_path)])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: cannot serve on 127.0.0.1:{port}")
+
+
+def test_ui_warns_when_bound_beyond_loopback(tmp_path):
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--host", "0.0.0.0")
+    try:
+        assert srv.url.startswith("http://0.0.0.0:")
+        deadline = time.time() + 30
+        while not srv.stderr and time.time() < deadline:
+            time.sleep(0.1)
+        assert srv.stderr[0].startswith("warning: bound to 0.0.0.0, not a loopback address")
+    finally:
+        srv.stop()

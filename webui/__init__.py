@@ -38,10 +38,10 @@ async def _serve(host: str, port: int, out: str, store: str | None, max_nodes: i
     from .app import MAX_BODY, make_app
     from .solves import SolvePool
 
+    sockets = bind_sockets(port, host)  # first: a port in use fails before any worker starts
     pool = SolvePool(solvers, store)
     try:
         server = HTTPServer(make_app(out, store, max_nodes, pool), max_body_size=MAX_BODY)
-        sockets = bind_sockets(port, host)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
         stop = asyncio.Event()

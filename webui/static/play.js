@@ -116,7 +116,7 @@ async function loadOptions() {
 
 function noteHeuristic() {
   const uninformed = ["bfs", "dfs"].includes($("algorithm").value);
-  $("heuristic").disabled = uninformed;
+  $("heuristic").disabled = $("heuristic-text").disabled = uninformed;
   const chosen = (state.options?.heuristics || []).find((h) => h.name === $("heuristic").value);
   $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
 }
@@ -131,7 +131,8 @@ const ALGORITHM_NAMES = {astar: "A*", idastar: "IDA*", bfs: "BFS", dfs: "DFS"};
 
 function solve() {
   const request = {tiles: state.tiles.join(" "), size: state.size, goal: state.goal,
-                   algorithm: $("algorithm").value, heuristic: $("heuristic").value};
+                   algorithm: $("algorithm").value,
+                   heuristic: $("heuristic-text").value.trim() || $("heuristic").value};
   if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
   const card = new SolveCard(request, state.tiles.slice());
   $("results").prepend(card.node);
