@@ -82,6 +82,8 @@ StoreOpt = Annotated[Optional[str], typer.Option("--store", help="PDB store fold
 SizeOpt = Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5 (default: from the tile count).")]
 GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
 MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
+TimeLimitOpt = Annotated[Optional[float], typer.Option("--time-limit", parser=typed("time_limit"), help="Stop a solve after this many seconds (status timeout).")]
+MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
 
 
 def fail(message: str, code: int) -> None:
@@ -120,7 +122,7 @@ def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bo
 
 def _print_solution(result, board, trace: bool) -> None:
     typer.echo(str(board))
-    typer.echo(f"status     {result.status}")
+    typer.echo(f"status     {result.status}" + (f" ({result.status_reason})" if result.status_reason else ""))
     if result.status == "solved":
         typer.echo(f"moves      {result.moves or '(none: already solved)'}")
         typer.echo(f"cost       {result.cost}")
@@ -145,6 +147,8 @@ def solve(
     heuristic: Annotated[str, typer.Option("--heuristic", "-h", help="manhattan, linear-conflict, euclidean, misplaced, pdb:<partition>[+reflect].")] = "manhattan",
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
+    time_limit: TimeLimitOpt = None,
+    max_memory: MaxMemoryOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
     no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
@@ -154,6 +158,7 @@ def solve(
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
     from tilesweep.solver import Board, solve as solve_board
+    from tilesweep.cluster.memory import default_budget
     from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():
@@ -161,7 +166,8 @@ def solve(
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
-        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes)
+        memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
+        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory)
 
     board, result = run_guarded(action)
     if as_json:
@@ -296,6 +302,8 @@ def sweep(
     workers: Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")] = None,
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
+    time_limit: TimeLimitOpt = None,
+    max_memory: MaxMemoryOpt = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
 ) -> None:
@@ -311,7 +319,7 @@ def sweep(
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
-                   workers=workers)
+                   workers=workers, time_limit=time_limit, max_memory=max_memory)
 
     def setup():
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)

@@ -20,6 +20,7 @@ from tilesweep.jobs.work import ChunkJob, solve_chunk
 from tilesweep.solver.errors import TilesweepError
 
 from .connect import ClusterError
+from .memory import default_budget
 from .plugin import SweepPlugin
 from .tables import build_missing, pdb_heuristics, resolve
 
@@ -56,7 +57,7 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     worker = get_worker()
     handle = worker.plugins.get(plugin)
     tables_for = handle.tables_for if handle is not None else (lambda name: ())
-    return rows_to_table(solve_chunk(job, tables_for, worker.address))
+    return rows_to_table(solve_chunk(job, tables_for, worker.address, default_budget))
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
-from .schema import CHUNK_KEY, RESULT_SCHEMA, SPEC_KEY
+from .schema import CHUNK_KEY, SPEC_KEY, upgrade_table
 from .spec import SweepSpec
 
 
@@ -86,10 +86,11 @@ def read_part(path: Path) -> pa.Table:
     except (pa.ArrowException, OSError) as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
                                "delete it and rerun the sweep to recompute its chunk") from None
-    if not table.schema.remove_metadata().equals(RESULT_SCHEMA):
+    upgraded = upgrade_table(table)
+    if upgraded is None:
         raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "
                                "schema; delete it and rerun the sweep")
-    return table
+    return upgraded
 
 
 def finished_chunks(spec: SweepSpec) -> set[int]:

@@ -3,6 +3,13 @@
 ``iterations`` is JSON text (a list of ``{"bound", "nodes_generated"}`` for IDA*, null
 otherwise): it reads the same in pandas, pyarrow, DuckDB (``json_extract``) and CSV.
 ``error`` holds the message of a solve that raised (status ``error``), else null.
+``status`` and ``status_reason`` use the vocabulary of :mod:`solver.status`; ``max_nodes``,
+``time_limit`` (seconds) and ``max_memory`` (bytes a graph search may store) are the
+limits the row ran under (null: none).
+
+Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
+format that has it). A part written before a column existed still reads: the column
+is filled with nulls (:func:`upgrade_table`).
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import json
 
 import pyarrow as pa
 
-STATUSES = ("solved", "unsolvable", "budget_exceeded", "depth_limit", "error")
+from tilesweep.solver.status import STATUSES  # noqa: F401 - the vocabulary, re-exported
 SPEC_KEY = b"tilesweep.spec"
 CHUNK_KEY = b"tilesweep.chunk"
 
@@ -35,9 +42,32 @@ RESULT_SCHEMA = pa.schema([
     ("seconds", pa.float64()),
     ("worker", pa.string()),
     ("error", pa.string()),
+    ("status_reason", pa.string()),
+    ("max_nodes", pa.int64()),
+    ("time_limit", pa.float64()),
+    ("max_memory", pa.int64()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
-TIMING_COLUMNS = ("seconds", "worker")
+# Columns that depend on where and when a row ran, not on the spec: a resumed or
+# re-run sweep matches its first run on every other column. ``max_memory`` is there
+# because without --max-memory it is derived from the free memory of the worker.
+TIMING_COLUMNS = ("seconds", "worker", "max_memory")
+ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory")  # tilesweep 0.3
+
+
+def upgrade_table(table: pa.Table) -> pa.Table | None:
+    """``table`` in :data:`RESULT_SCHEMA` (missing added columns as nulls), or None when its
+    columns are not a tilesweep result schema of any version."""
+    schema = table.schema.remove_metadata()
+    n_old = len(COLUMNS) - len(ADDED_COLUMNS)
+    names = schema.names
+    if names != list(COLUMNS[:len(names)]) or len(names) < n_old:
+        return None
+    if not all(schema.field(name).type == RESULT_SCHEMA.field(name).type for name in names):
+        return None
+    for name in COLUMNS[len(names):]:
+        table = table.append_column(RESULT_SCHEMA.field(name), pa.nulls(table.num_rows, RESULT_SCHEMA.field(name).type))
+    return table
 
 
 def normalise_row(row: dict) -> dict:

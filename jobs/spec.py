@@ -23,21 +23,23 @@ from tilesweep.solver.board import goal_label, goal_tiles
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.options import check_size, whole_number
-from tilesweep.solver.solve import INFORMED, check_algorithm
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
 
 SPEC_VERSION = 1
 SOURCES = ("uniform", "walk:K", "korf100", "FILE")
 KORF100 = Path(__file__).parent / "data" / "korf100.txt"
 DEFAULTS = dict(size=None, goal=None, instances="uniform", count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
-                chunk_size=None, name=None, out="sweeps")
+                chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None)
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
              "max_nodes": "max_nodes", "chunk-size": "chunk_size", "chunk_size": "chunk_size",
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
-             "workers": "workers"}
+             "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
+             "max-memory": "max_memory", "max_memory": "max_memory"}
 RUN_KEYS = ("store", "scheduler", "workers")
+OPTIONAL_LIMITS = ("time_limit", "max_memory")
 
 
 def _whole(name: str, minimum: int):
@@ -54,7 +56,8 @@ def parse_chunk_size(value) -> int | str:
 # it was given and the spec is built from typed values only.
 OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1), "seed": _whole("seed", 0),
                   "max_nodes": _whole("max-nodes", 1), "chunk_size": parse_chunk_size,
-                  "workers": _whole("workers", 1)}
+                  "workers": _whole("workers", 1), "time_limit": check_time_limit,
+                  "max_memory": check_memory}
 
 
 def parse_options(options: dict) -> dict:
@@ -96,6 +99,8 @@ class SweepSpec:
     out: str
     instances_sha256: str | None = None
     version: int = SPEC_VERSION
+    time_limit: float | None = None
+    max_memory: int | None = None
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -117,6 +122,9 @@ class SweepSpec:
         """The fields that decide the rows (everything but where the folder lives)."""
         data = asdict(self)
         data.pop("out")
+        for key in OPTIONAL_LIMITS:  # unset: left out, so sweeps from before them keep their fingerprint
+            if data[key] is None:
+                data.pop(key)
         return data
 
     def fingerprint(self) -> str:
@@ -144,6 +152,10 @@ class SweepSpec:
         args += [x for h in self.heuristics for x in ("--heuristic", _quote(h))]
         if self.max_nodes is not None:
             args += ["--max-nodes", str(self.max_nodes)]
+        if self.time_limit is not None:
+            args += ["--time-limit", repr(self.time_limit)]
+        if self.max_memory is not None:
+            args += ["--max-memory", str(self.max_memory)]
         args += ["--chunk-size", str(self.chunk_size), "--name", _quote(self.name),
                  "--out", _quote(self.out)]
         if run is not None:
@@ -315,7 +327,8 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     for h in heuristics:
         parse_heuristic(h, opts["size"], goal)
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
-                     algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest)
+                     algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
+                     time_limit=opts["time_limit"], max_memory=opts["max_memory"])
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")

@@ -1,7 +1,9 @@
 """Per (size, algorithm, heuristic) summaries of result rows, optionally against a baseline.
 
 Node, EBF, cost and time statistics are over *solved* rows (a budget-exceeded or error
-row has no comparable node count); the status counts cover every row. ``nodes_per_second``
+row has no comparable node count); the status counts cover every row: one column per
+status of :data:`solver.status.STATUSES`, in that order, plus any other status the rows
+hold (``depth_limit`` of sweeps from before the statuses were split). ``nodes_per_second``
 is total nodes generated over total search seconds of the solved rows. With a baseline
 heuristic, each other heuristic is paired with it per algorithm on the same instances
 (same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
@@ -17,18 +19,24 @@ import numpy as np
 import pandas as pd
 
 from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.status import STATUSES
 
 KEYS = ["size", "algorithm", "heuristic"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
-STATUS_COLUMNS = ["solved", "unsolvable", "budget_exceeded", "error"]
+STATUS_COLUMNS = list(STATUSES)
 
 
-def _group_stats(group: pd.DataFrame) -> pd.Series:
+def status_columns(df: pd.DataFrame) -> list[str]:
+    """Every status of the vocabulary, then any other status found in ``df``."""
+    return STATUS_COLUMNS + sorted(set(df["status"].dropna()) - set(STATUS_COLUMNS))
+
+
+def _group_stats(group: pd.DataFrame, statuses: list[str]) -> pd.Series:
     solved = group[group["status"] == "solved"]
     nodes = solved["nodes_generated"].astype("float64")
     seconds = solved["seconds"].astype("float64").sum()
     out = {"instances": len(group)}
-    out.update({s: int((group["status"] == s).sum()) for s in STATUS_COLUMNS})
+    out.update({s: int((group["status"] == s).sum()) for s in statuses})
     out.update({
         "nodes_mean": nodes.mean(), "nodes_median": nodes.median(),
         "nodes_p90": nodes.quantile(0.9) if len(nodes) else np.nan, "nodes_max": nodes.max(),
@@ -58,12 +66,13 @@ def summarize(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     if baseline is not None and baseline not in set(df["heuristic"]):
         raise InvalidOptionError(f"baseline {baseline!r} is not a heuristic of these results; "
                                  f"expected one of: {', '.join(dict.fromkeys(df['heuristic']))}")
-    rows = [dict(zip(KEYS, key, strict=True)) | _group_stats(group).to_dict()
+    statuses = status_columns(df)
+    rows = [dict(zip(KEYS, key, strict=True)) | _group_stats(group, statuses).to_dict()
             for key, group in df.groupby(KEYS, sort=False)]
-    out = pd.DataFrame(rows, columns=KEYS + ["instances"] + STATUS_COLUMNS + [
+    out = pd.DataFrame(rows, columns=KEYS + ["instances"] + statuses + [
         "nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
         "seconds_mean", "nodes_per_second"])
-    for column in ["instances"] + STATUS_COLUMNS:
+    for column in ["instances"] + statuses:
         out[column] = out[column].astype("int64")
     if baseline is not None:
         out = out.merge(_baseline_columns(df, baseline), on=KEYS, how="left")

@@ -32,6 +32,8 @@ class ChunkJob:
     combos: tuple[tuple[str, str], ...]
     max_nodes: int | None
     instances: tuple[tuple[int, tuple[int, ...]], ...]  # (index, tiles)
+    time_limit: float | None = None
+    max_memory: int | None = None
 
 
 def chunk_jobs(spec: SweepSpec, boards: list[Board]) -> list[ChunkJob]:
@@ -40,7 +42,8 @@ def chunk_jobs(spec: SweepSpec, boards: list[Board]) -> list[ChunkJob]:
     for chunk in range(spec.n_chunks):
         lo, hi = chunk * spec.chunk_size, min(spec.count, (chunk + 1) * spec.chunk_size)
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
-                             spec.max_nodes, tuple((i, boards[i].tiles) for i in range(lo, hi))))
+                             spec.max_nodes, tuple((i, boards[i].tiles) for i in range(lo, hi)),
+                             spec.time_limit, spec.max_memory))
     return jobs
 
 
@@ -60,13 +63,14 @@ def worker_label() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _error_row(base: dict, algorithm: str, heuristic: str, err: BaseException) -> dict:
+def error_row(base: dict, algorithm: str, heuristic: str, reason: str, message: str) -> dict:
+    """A row with status ``error``: ``reason`` a token of :data:`solver.status.REASONS`."""
     return {**base, "algorithm": algorithm, "heuristic": heuristic, "status": "error",
-            "error": f"{type(err).__name__}: {err}", "nodes_generated": 0, "nodes_expanded": 0}
+            "status_reason": reason, "error": message, "nodes_generated": 0, "nodes_expanded": 0}
 
 
 def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str, heuristic: str,
-              tables_for, faults: frozenset[int]) -> dict:
+              tables_for, faults: frozenset[int], max_memory: int | None = None) -> dict:
     """One result row; a solve that raises becomes a row with status ``error``."""
     board = Board(tiles, job.size)
     base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": board.text()}
@@ -75,22 +79,29 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     try:
         if index in faults:
             raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
-        row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes).to_dict()
+        row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
+                    job.max_memory or max_memory).to_dict()
     except Exception as err:  # noqa: BLE001 - the task boundary: any solve failure is a result row
-        row = _error_row(base, algorithm, heuristic, err)
+        row = error_row(base, algorithm, heuristic, "exception", f"{type(err).__name__}: {err}")
     row.update(base)
     row["goal"] = goal_label(job.goal)
     return row
 
 
-def solve_chunk(job: ChunkJob, tables_for=lambda name: (), worker: str | None = None) -> list[dict]:
-    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order."""
+def solve_chunk(job: ChunkJob, tables_for=lambda name: (), worker: str | None = None,
+                memory_budget=lambda: None) -> list[dict]:
+    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order.
+
+    ``memory_budget()`` gives the bytes a graph search may store when the job sets no
+    ``max_memory`` (asked before each solve: what is free changes as a worker runs).
+    """
     faults = injected_faults(job.sweep)
     label = worker or worker_label()
     rows = []
     for index, tiles in job.instances:
         for algorithm, heuristic in job.combos:
-            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, faults))
+            budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
+            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, faults, budget))
             row["worker"] = label
             rows.append(row)
     return rows

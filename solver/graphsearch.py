@@ -22,6 +22,8 @@ import numpy as np
 from .hstate import HS_LEN, child_h, h_init, slide
 from .idastar import is_goal
 from .jit import inline_kernel, kernel
+from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
 
 ASTAR, BFS, DFS = 0, 1, 2
@@ -78,7 +80,7 @@ def _priority(f, g, seq):
 
 
 @kernel
-def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
+def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
     """Run A* (``kind`` 0), BFS (1) or DFS (2) from ``tiles8``.
 
     Parameters
@@ -89,11 +91,13 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
     goal_pos : int64[N]   goal cell of each tile
     nbr : int64[N, 4]     neighbour table
     H : KernelHeuristic   heuristic (A* only uses it; h0 is reported for all)
-    max_nodes : int64     budget on nodes generated
+    limits : int64[LIMITS_LEN]  node budget, time limit and the most boards the node
+                          store may hold (:mod:`solver.limits`); the store doubles, so it
+                          stops (``BUDGET_MEMORY``) before a doubling would exceed that
 
     Returns
     -------
-    status : int64        0 solved, 1 budget exceeded, 2 depth limit
+    status : int64        a code of :mod:`solver.status`
     path : int8[cost]     the moves found
     cost, generated, expanded, max_depth, h0 : int64
     """
@@ -109,7 +113,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
     h0 = h_init(tiles, pos, size, H, rows, 0)
     empty_path = np.zeros(0, dtype=np.int8)
     if is_goal(tiles, goal_pos):
-        return 0, empty_path, 0, 1, 0, 0, h0
+        return SOLVED, empty_path, 0, 1, 0, 0, h0
 
     cap = 1024
     keys = np.zeros((cap, 2), dtype=np.uint64)
@@ -135,6 +139,8 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
     head = 0  # BFS: the next node to expand, in creation order
     generated = np.int64(1)
     expanded = np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
     max_depth = 0
     seq = 1
     children = np.zeros(4, dtype=np.int64)
@@ -162,9 +168,9 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
         if kind == ASTAR and is_goal(tiles, goal_pos):
             path = np.zeros(g, dtype=np.int8)
             trace_path(parents, moves, node, path)
-            return 0, path, g, generated, expanded, max_depth, h0
+            return SOLVED, path, g, generated, expanded, max_depth, h0
         if kind == ASTAR and g + 1 > MAX_G:  # the heap key holds g in 10 bits
-            return 2, empty_path, 0, generated, expanded, max_depth, h0
+            return TOO_DEEP, empty_path, 0, generated, expanded, max_depth, h0
         expanded += 1
         if kind == ASTAR:
             h_init(tiles, pos, size, H, rows, 0)
@@ -176,8 +182,11 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
             tgt = nbr[blank, m]
             if tgt < 0:
                 continue
-            if generated >= max_nodes:
-                return 1, empty_path, 0, generated, expanded, max_depth, h0
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    return hit, empty_path, 0, generated, expanded, max_depth, h0
+                check_at = next_check(generated, limits)
             generated += 1
             t = tiles[tgt]
             slide(tiles, pos, blank, tgt)
@@ -194,6 +203,8 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
             if known == EMPTY or (kind == ASTAR and gs[known] > g + 1):
                 if known == EMPTY:
                     if count == keys.shape[0]:
+                        if 2 * count > limits[LIMIT_STATES]:
+                            return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
                         keys = grow_rows(keys, count)
                         gs = grow_rows(gs, count)
                         parents = grow_rows(parents, count)
@@ -218,7 +229,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
                     if is_goal(tiles, goal_pos):
                         path = np.zeros(g + 1, dtype=np.int8)
                         trace_path(parents, moves, known, path)
-                        return 0, path, g + 1, generated, expanded, max_depth, h0
+                        return SOLVED, path, g + 1, generated, expanded, max_depth, h0
             slide(tiles, pos, tgt, blank)
         if kind == DFS:
             for i in range(n_children - 1, -1, -1):  # U ends on top of the stack
@@ -228,4 +239,4 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, max_nodes):
                 frontier_len += 1
         if 2 * count > slots.shape[0]:
             slots = rebuild_index(keys, count, 4 * slots.shape[0])
-    return 2, empty_path, 0, generated, expanded, max_depth, h0
+    return EXHAUSTED, empty_path, 0, generated, expanded, max_depth, h0

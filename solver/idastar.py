@@ -23,6 +23,8 @@ import numpy as np
 
 from .hstate import HS_LEN, child_h, commit_child, h_init, slide
 from .jit import inline_kernel, kernel
+from .limits import deadline_of, limit_hit, next_check
+from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
 MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
 MAX_ITERATIONS = 1024
@@ -95,7 +97,7 @@ def write_path(path, lists, st_pos, depth):
 
 
 @kernel
-def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
+def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
     """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``).
 
     Parameters
@@ -105,7 +107,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
     nbr8 : int8[N, 4]       neighbour table, -1 off the board
     tile_cost : int32[N, N] scaled cost of tile t on cell c
     scale : int64           1, or the fixed-point scale
-    max_nodes : int64       budget on nodes generated
+    limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
 
     Returns
     -------
@@ -134,6 +136,8 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
     bound = h_root
     n_iter = 0
     while n_iter < MAX_ITERATIONS:
@@ -164,9 +168,12 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
                 room += scale
                 continue
             p += np.uint64(1)
-            if generated >= max_nodes:
-                iter_nodes[n_iter - 1] = generated - start_generated
-                return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    iter_nodes[n_iter - 1] = generated - start_generated
+                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+                check_at = next_check(generated, limits)
             generated += 1
             tgt = target_of(code)
             t = tiles[tgt]
@@ -183,9 +190,9 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
             if s == 0 and is_goal(tiles, goal_pos):
                 write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
-                return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
+                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
             if d + 1 >= MAX_DEPTH:
-                return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
             expanded += 1
             d += 1
             room -= scale
@@ -194,11 +201,11 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, max_nodes):
             p = list_start(tgt, move_of(code))
         iter_nodes[n_iter - 1] = generated - start_generated
         bound += (min_excess + scale - 1) // scale
-    return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
 
 
 @kernel
-def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
+def _idastar(tiles8, size, goal_pos, nbr, H, limits):
     """IDA* for any heuristic.
 
     Parameters
@@ -208,11 +215,11 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
     goal_pos : int64[N]   goal cell of each tile
     nbr : int64[N, 4]     neighbour table (:func:`solver.geometry.neighbours`)
     H : KernelHeuristic   admissible heuristic arrays
-    max_nodes : int64     budget on nodes generated
+    limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
 
     Returns
     -------
-    status : int64        0 solved, 1 budget exceeded, 2 depth limit
+    status : int64        a code of :mod:`solver.status`
     path : int8[MAX_DEPTH]  moves of the solution in ``path[:cost]``
     cost, generated, expanded : int64
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
@@ -233,6 +240,8 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
     h0 = h_init(tiles, pos, size, H, rows, 0)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
     bound = h0
     n_iter = 0
     while n_iter < MAX_ITERATIONS:
@@ -256,9 +265,12 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
                 b = pb
                 continue
             p += np.uint64(1)
-            if generated >= max_nodes:
-                iter_nodes[n_iter - 1] = generated - start_generated
-                return 1, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    iter_nodes[n_iter - 1] = generated - start_generated
+                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+                check_at = next_check(generated, limits)
             generated += 1
             tgt = np.int64(target_of(code))
             t = tiles[tgt]
@@ -279,13 +291,13 @@ def _idastar(tiles8, size, goal_pos, nbr, H, max_nodes):
             if hc == 0 and is_goal(tiles, goal_pos):
                 write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
-                return 0, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
+                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
             if d + 1 >= MAX_DEPTH:
-                return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
             expanded += 1
             d += 1
             b = tgt
             p = list_start(tgt, move_of(code))
         iter_nodes[n_iter - 1] = generated - start_generated
         bound = next_bound
-    return 2, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0

@@ -12,8 +12,7 @@ from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
 from .hstate import HS_LEN, h_init
 from .idastar import _idastar, _idastar_tiles
-
-STATUS = {0: "solved", 1: "budget_exceeded", 2: "depth_limit"}
+from .status import SOLVED, outcome
 
 
 @lru_cache(maxsize=64)
@@ -45,8 +44,8 @@ def _moves_text(path: np.ndarray, cost: int) -> str:
     return path[:cost].tobytes().translate(_MOVE_LETTERS).decode()
 
 
-def _finish(result, status, path, cost, generated, expanded, h0, seconds):
-    result.status = STATUS[int(status)]
+def _finish(result, code, path, cost, generated, expanded, h0, seconds):
+    result.status, result.status_reason = outcome(code)
     result.nodes_generated = int(generated)
     result.nodes_expanded = int(expanded)
     result.h0 = int(h0)
@@ -86,21 +85,21 @@ def _solved_at_start(result, h0):
     """The start is the goal: cost 0, the root generated, nothing expanded."""
     result.iterations = [{"bound": h0, "nodes_generated": 1}] if result.algorithm == "idastar" else None
     result.max_depth = None if result.algorithm == "idastar" else 0
-    return _finish(result, 0, np.zeros(0, np.int8), 0, 1, 0, h0, 0.0)
+    return _finish(result, SOLVED, np.zeros(0, np.int8), 0, 1, 0, h0, 0.0)
 
 
-def run_idastar(board, goal, H, budget, result):
+def run_idastar(board, goal, H, limits, result):
     goal_pos = goal_positions(goal)
     nbr = neighbours(board.size)
     per_tile = not H.use_lc and H.n_groups == 0
     if per_tile:
         def call(tiles):
-            return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, budget)
+            return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
     else:
         nbr64 = neighbours64(board.size)
 
         def call(tiles):
-            return _idastar(tiles, board.size, goal_pos, nbr64, H, budget)
+            return _idastar(tiles, board.size, goal_pos, nbr64, H, limits)
     (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(
         call, board, goal, "idastar-tiles" if per_tile else "idastar")
     result.iterations = [{"bound": b, "nodes_generated": k}
@@ -109,11 +108,11 @@ def run_idastar(board, goal, H, budget, result):
 
 
 def _graph_runner(kind):
-    def run_graph(board, goal, H, budget, result):
+    def run_graph(board, goal, H, limits, result):
         goal_pos, nbr = goal_positions(goal), neighbours64(board.size)
 
         def call(tiles):
-            return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, budget)
+            return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, limits)
 
         (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal, "graph")
         result.max_depth = int(max_depth)
@@ -125,8 +124,8 @@ RUNNERS = {"idastar": run_idastar, "astar": _graph_runner(ASTAR), "bfs": _graph_
            "dfs": _graph_runner(DFS)}
 
 
-def run(algorithm, board, goal, H, budget, result):
-    """Run ``algorithm`` and fill ``result``."""
+def run(algorithm, board, goal, H, limits, result):
+    """Run ``algorithm`` under ``limits`` (:func:`solver.limits.make_limits`); fill ``result``."""
     if board.tiles == tuple(goal):
         return _solved_at_start(result, heuristic_of(board, goal, H))
-    return RUNNERS[algorithm](board, goal, H, budget, result)
+    return RUNNERS[algorithm](board, goal, H, limits, result)

@@ -11,14 +11,19 @@ from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
-from .options import whole_number
+from .limits import UNLIMITED, make_limits
+from .options import byte_size, whole_number
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")
-UNLIMITED = (1 << 62)
-# A*, BFS and DFS store every board they meet (about 130 bytes each at worst), so
-# without --max-nodes they stop here instead of exhausting memory; IDA* needs no store.
+# A*, BFS and DFS store every board they meet, so without --max-nodes they stop here
+# instead of exhausting memory; IDA* needs no store.
 DEFAULT_GRAPH_BUDGET = 20_000_000
+# Peak process memory per board a graph search may store (node store, index and A*'s
+# heap, at the worst point of their doubling). Measured with benchmarks/graph_memory.py
+# on Korf #1 with caps of 2**20..2**22 boards: worst 79.8 (A*), 72.3 (BFS), 72.5 (DFS)
+# bytes; these figures add ~20 %. --max-memory divided by them caps the store.
+BYTES_PER_STATE = {"astar": 96, "bfs": 88, "dfs": 88}
 
 
 @dataclass
@@ -40,6 +45,10 @@ class SolveResult:
     seconds: float = 0.0
     iterations: list[dict] | None = None
     max_depth: int | None = None
+    status_reason: str | None = None
+    max_nodes: int | None = None
+    time_limit: float | None = None
+    max_memory: int | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
@@ -69,6 +78,35 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
     return whole_number("max-nodes", max_nodes, 1)
 
 
+def check_time_limit(time_limit) -> float | None:
+    """``--time-limit`` in seconds (a positive number or its text), or None."""
+    if time_limit is None:
+        return None
+    try:
+        seconds = float(time_limit)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if isinstance(time_limit, bool) or not seconds > 0 or seconds == float("inf"):
+        raise InvalidOptionError(f"time-limit {time_limit!r} is not a number of seconds; expected a number > 0")
+    return seconds
+
+
+def check_memory(max_memory) -> int | None:
+    """``--max-memory`` in bytes (bytes or text such as ``700MB``; at least 1 MiB), or None."""
+    if max_memory is None:
+        return None
+    if isinstance(max_memory, np.integer):
+        max_memory = int(max_memory)
+    return byte_size("max-memory", max_memory)
+
+
+def max_states(algorithm: str, max_memory: int | None) -> int:
+    """The most boards a graph search may store within ``max_memory`` bytes."""
+    if max_memory is None or algorithm not in BYTES_PER_STATE:
+        return UNLIMITED
+    return max(1, max_memory // BYTES_PER_STATE[algorithm])
+
+
 def resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
     """Goal tiles from a name or tiles, checked against ``size``."""
     return _resolve_goal(goal if isinstance(goal, str) else tuple(goal), size)
@@ -85,22 +123,30 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
 
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
-          max_nodes: int | None = None) -> SolveResult:
+          max_nodes: int | None = None, time_limit: float | None = None,
+          max_memory: int | None = None) -> SolveResult:
     """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
 
     Unsolvable boards are detected by parity and returned with
     ``status="unsolvable"`` without any search. ``tables`` are the pattern databases
     of a ``pdb:`` heuristic, one per group in order (see :mod:`pdb_store`).
     ``seconds`` covers the search only: kernels are compiled before the clock starts.
+    The limits (statuses in :mod:`solver.status`): ``max_nodes`` generated,
+    ``time_limit`` seconds, and ``max_memory`` bytes for the boards A*, BFS and DFS store.
     """
     goal_t = resolve_goal(goal, board.size)
     check_algorithm(algorithm)
     budget = check_budget(max_nodes, algorithm)
+    time_limit = check_time_limit(time_limit)
+    max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
     spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
     name = spec.name if algorithm in INFORMED else "none"
-    result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable")
+    result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable",
+                         max_nodes=None if budget == UNLIMITED else budget, time_limit=time_limit,
+                         max_memory=max_memory)
     H = kernel_heuristic(spec, board.size, goal_t, tuple(tables))
     if not is_solvable(board.tiles, goal_t, board.size):
         result.h0 = search.heuristic_of(board, goal_t, H)
         return result
-    return search.run(algorithm, board, goal_t, H, budget, result)
+    limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
+    return search.run(algorithm, board, goal_t, H, limits, result)

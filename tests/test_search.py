@@ -11,6 +11,7 @@ import naive
 from tilesweep.solver import ALGORITHMS, Board, InvalidOptionError, SolveResult, goal_tiles, search, solve
 from tilesweep.solver.generators import random_walk_instance
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.limits import make_limits
 
 GOALS = ("blank-last", "blank-first")
 NAMES = ("manhattan", "linear-conflict", "misplaced", "euclidean")
@@ -253,5 +254,5 @@ def test_all_8_puzzle_states_idastar(goal_name):
     for tiles, d in naive.bfs_distances(goal).items():
         board = Board(tiles, 3)
         result = SolveResult(board.text(), 3, goal_name, "idastar", "manhattan", "")
-        search.run("idastar", board, goal, H, 1 << 40, result)
+        search.run("idastar", board, goal, H, make_limits(1 << 40), result)
         assert result.status == "solved" and result.cost == d == len(result.moves), tiles

@@ -1,0 +1,81 @@
+"""Limits a kernel checks while it searches: nodes generated and a monotonic-clock deadline.
+
+Kernels take ``limits``, an ``int64[LIMITS_LEN]`` array: the node budget, the time limit
+in nanoseconds (0: none) and the number of boards a graph search may store (its memory
+budget). The hot loops compare ``generated`` with one number, ``check_at``; only when it
+is reached does :func:`limit_hit` look at the budget and read the clock (~80 ns through
+the vDSO), and :func:`next_check` sets the next stop at most :data:`CHECK_EVERY` nodes on.
+A solve that finishes is never touched by the checks, so its node counts do not change;
+a timed-out one overshoots its deadline by at most one interval of nodes.
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from .jit import inline_kernel
+from .status import BUDGET_NODES, RUNNING, TIMEOUT
+
+LIMIT_NODES, LIMIT_NS, LIMIT_STATES = 0, 1, 2
+LIMITS_LEN = 3
+UNLIMITED = 1 << 62
+# Nodes between two clock reads: 2**16 nodes take ~1 ms of IDA* + Manhattan and a few ms
+# with heavier heuristics, so a timeout overshoots by milliseconds.
+CHECK_EVERY = 1 << 16
+_CLOCK_MONOTONIC = 1  # Linux; the same clock as Python's time.monotonic_ns()
+
+
+@intrinsic
+def monotonic_ns(typingctx):
+    """``clock_gettime(CLOCK_MONOTONIC)`` in nanoseconds, callable from nopython code.
+
+    Emitted as a direct call to libc (no Python object, no ctypes pointer), so kernels
+    that use it still compile with ``cache=True``.
+    """
+    def codegen(context, builder, signature, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        timespec = ir.LiteralStructType([i64, i64])
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(fn, [ir.Constant(i32, _CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+    return types.int64(), codegen
+
+
+def make_limits(max_nodes: int = UNLIMITED, time_limit: float | None = None,
+                max_states: int = UNLIMITED) -> np.ndarray:
+    """The ``limits`` array kernels take."""
+    limits = np.zeros(LIMITS_LEN, dtype=np.int64)
+    limits[LIMIT_NODES] = max_nodes
+    limits[LIMIT_NS] = 0 if time_limit is None else max(1, int(time_limit * 1e9))
+    limits[LIMIT_STATES] = max_states
+    return limits
+
+
+@inline_kernel
+def deadline_of(limits):
+    """The clock reading at which the search times out (0: never); read at the start."""
+    if limits[LIMIT_NS] <= 0:
+        return np.int64(0)
+    return monotonic_ns() + limits[LIMIT_NS]
+
+
+@inline_kernel
+def limit_hit(generated, limits, deadline):
+    """BUDGET_NODES, TIMEOUT, or RUNNING when the search may go on."""
+    if generated >= limits[LIMIT_NODES]:
+        return BUDGET_NODES
+    if deadline > 0 and monotonic_ns() >= deadline:
+        return TIMEOUT
+    return RUNNING
+
+
+@inline_kernel
+def next_check(generated, limits):
+    """The node count at which the limits are checked next."""
+    return min(limits[LIMIT_NODES], generated + CHECK_EVERY)
