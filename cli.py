@@ -157,8 +157,8 @@ def solve(
 
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
     """
-    from tilesweep.solver import Board, solve as solve_board
     from tilesweep.cluster.memory import default_budget
+    from tilesweep.solver import Board, solve as solve_board
     from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():

@@ -19,6 +19,7 @@ import json
 import pyarrow as pa
 
 from tilesweep.solver.status import STATUSES  # noqa: F401 - the vocabulary, re-exported
+
 SPEC_KEY = b"tilesweep.spec"
 CHUNK_KEY = b"tilesweep.chunk"
 

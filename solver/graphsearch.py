@@ -23,8 +23,8 @@ from .hstate import HS_LEN, child_h, h_init, slide
 from .idastar import is_goal
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
-from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
+from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
 ASTAR, BFS, DFS = 0, 1, 2
 MAX_G = 1023

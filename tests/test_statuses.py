@@ -11,8 +11,8 @@ from tilesweep.cli import app
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import ADDED_COLUMNS, COLUMNS, RESULT_SCHEMA
 from tilesweep.jobs.spec import build_spec
-from tilesweep.jobs.sweep import finish, prepare, run_local
 from tilesweep.jobs.summary import summarize
+from tilesweep.jobs.sweep import finish, prepare, run_local
 from tilesweep.solver.status import STATUSES
 
 RUNNER = CliRunner()
