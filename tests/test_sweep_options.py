@@ -39,6 +39,8 @@ CASES = {
     "--workers": ("workers", [("3", 3)]),
     "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
     "--max-nodes": ("max-nodes", [("100000", 100000)]),
+    "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
+    "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
 }
 # Combinations a user types together (the korf100 one was once refused: '4' against 4).
 COMBINED = [
