@@ -262,3 +262,19 @@ def test_cancel_ends_a_slow_solve(server, browser, korf100):
     again = solve(browser, "idastar", "manhattan")  # the server goes on solving
     assert figure(again, "cost") == "42"
     screenshot(browser, "play-cancelled")
+
+
+def test_shuffles_and_reset(server, browser):
+    open_play(browser, server, size="4", goal="blank-first")
+    goal = Board.goal(4, "blank-first")
+    walk = browser.find_element("id", "walk-k")
+    walk.clear()
+    walk.send_keys("1")
+    browser.find_element("id", "walk").click()
+    one = wait_for(lambda: board_tiles(browser) != goal.tiles and board_tiles(browser), what="a walk of 1")
+    assert any(goal.apply(m).tiles == one for m in "RD")  # the blank starts in the top-left corner
+    browser.find_element("id", "shuffle").click()
+    wait_for(lambda: board_tiles(browser) not in (one, goal.tiles), what="a uniform shuffle")
+    wait_for(lambda: browser.find_element("id", "board-status").text == "Solvable.", what="its check")
+    browser.find_element("id", "reset").click()
+    wait_for(lambda: board_tiles(browser) == goal.tiles, what="the reset")

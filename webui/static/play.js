@@ -39,6 +39,7 @@ async function setBoard(tiles) {
   state.check = null;
   $("board-error").textContent = "";
   $("board-reason").textContent = "";
+  $("board-status").textContent = "checking…";
   drawMain();
   try {
     state.check = await postJson("/api/board", {tiles: tiles.join(" "), size: state.size, goal: state.goal});
