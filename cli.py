@@ -292,7 +292,7 @@ def sweep(
     goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
     count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file or korf100: all).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
-    instances: Annotated[Optional[str], typer.Option("--instances", help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
+    instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
     algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
     heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,

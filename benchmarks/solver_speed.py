@@ -29,8 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from machine import machine  # noqa: E402
 
-from tilesweep.jobs.instances import read_instance_file  # noqa: E402
-from tilesweep.jobs.spec import KORF100  # noqa: E402
+from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
 from tilesweep.solver import Board, solve  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
 from tilesweep.solver.generators import uniform_instance  # noqa: E402

@@ -16,7 +16,7 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label, goal_tiles
@@ -25,10 +25,10 @@ from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.options import check_size, whole_number
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
 
+from .sources import InstanceSource, file_instances_info
+
 SPEC_VERSION = 1
-SOURCES = ("uniform", "walk:K", "korf100", "FILE")
-KORF100 = Path(__file__).parent / "data" / "korf100.txt"
-DEFAULTS = dict(size=None, goal=None, instances="uniform", count=None, seed=0,
+DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
                 chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None)
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
@@ -57,7 +57,7 @@ def parse_chunk_size(value) -> int | str:
 OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1), "seed": _whole("seed", 0),
                   "max_nodes": _whole("max-nodes", 1), "chunk_size": parse_chunk_size,
                   "workers": _whole("workers", 1), "time_limit": check_time_limit,
-                  "max_memory": check_memory}
+                  "max_memory": check_memory, "instances": InstanceSource.parse}
 
 
 def parse_options(options: dict) -> dict:
@@ -88,7 +88,7 @@ class SweepSpec:
 
     size: int
     goal: str
-    instances: str
+    instances: InstanceSource
     count: int
     seed: int
     algorithms: tuple[str, ...]
@@ -118,9 +118,13 @@ class SweepSpec:
     def n_chunks(self) -> int:
         return math.ceil(self.count / self.chunk_size)
 
+    def to_dict(self) -> dict:
+        """The fields as JSON values (the instance source as its text)."""
+        return {**asdict(self), "instances": str(self.instances)}
+
     def identity(self) -> dict:
         """The fields that decide the rows (everything but where the folder lives)."""
-        data = asdict(self)
+        data = self.to_dict()
         data.pop("out")
         for key in OPTIONAL_LIMITS:  # unset: left out, so sweeps from before them keep their fingerprint
             if data[key] is None:
@@ -133,7 +137,7 @@ class SweepSpec:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def to_json(self) -> str:
-        return json.dumps({**asdict(self), "fingerprint": self.fingerprint()}, indent=2, sort_keys=True)
+        return json.dumps({**self.to_dict(), "fingerprint": self.fingerprint()}, indent=2, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> "SweepSpec":
@@ -141,12 +145,13 @@ class SweepSpec:
         data.pop("fingerprint", None)
         data["algorithms"] = tuple(data["algorithms"])
         data["heuristics"] = tuple(data["heuristics"])
+        data["instances"] = InstanceSource.parse(data["instances"])
         return cls(**data)
 
     def command(self, run: "RunOptions | None" = None, prog: str = "tilesweep") -> str:
         """A ``tilesweep sweep`` command line that reruns (and so resumes) this sweep."""
         args = [prog, "sweep", "--size", str(self.size), "--goal", _quote(self.goal),
-                "--instances", _quote(self.instances), "--count", str(self.count),
+                "--instances", _quote(str(self.instances)), "--count", str(self.count),
                 "--seed", str(self.seed)]
         args += [x for a in self.algorithms for x in ("--algorithm", a)]
         args += [x for h in self.heuristics for x in ("--heuristic", _quote(h))]
@@ -212,14 +217,10 @@ def read_toml(path: str | Path) -> dict:
         name = TOML_KEYS[key]
         if name in ("algorithms", "heuristics") and isinstance(value, str):
             value = [value]
-        if name == "instances" and isinstance(value, str) and _is_file_source(value):
-            value = str((path.parent / value).resolve()) if not Path(value).is_absolute() else value
+        if name == "instances":
+            value = InstanceSource.parse(value, base=path.parent)  # a file is relative to the spec
         out[name] = value
     return parse_options(out)
-
-
-def _is_file_source(value: str) -> bool:
-    return value not in ("uniform", "korf100") and not value.startswith("walk:")
 
 
 def _names(name: str, value) -> tuple[str, ...]:
@@ -230,28 +231,12 @@ def _names(name: str, value) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-def _check_source(value, size) -> str:
-    """Validate the instance source; a file becomes its absolute path."""
-    if not isinstance(value, str) or not value:
-        raise InvalidOptionError(f"instances {value!r} is not a source; expected one of {', '.join(SOURCES)}")
-    if value in ("uniform", "korf100"):
-        return value
-    if value.startswith("walk:"):
-        if not re.fullmatch(r"walk:\d+", value):
-            raise InvalidOptionError(f"instances {value!r}: expected walk:K with K a whole number of moves, e.g. walk:40")
-        return value
-    path = Path(value)
-    if not path.is_file():
-        raise InvalidOptionError(f"instances {value!r} is neither uniform, walk:K, korf100 nor an existing file")
-    return str(path.resolve())
-
-
 def _size_goal(opts: dict) -> tuple[int, str]:
     """Size and goal label; korf100 fixes both (4, blank-first) and refuses others."""
     size, goal, source = opts["size"], opts["goal"], opts["instances"]
     if goal is not None and not isinstance(goal, str):
         raise InvalidOptionError(f"goal {goal!r} is not a goal name or tile list")
-    if source == "korf100":
+    if source.kind == "korf100":
         if size not in (None, 4):
             raise InvalidOptionError(f"size {size!r} does not fit instances 'korf100', which are 15-puzzles (size 4)")
         if goal is not None and goal_tiles(goal, 4) != goal_tiles("blank-first", 4):
@@ -261,16 +246,16 @@ def _size_goal(opts: dict) -> tuple[int, str]:
     return size, goal_label(goal_tiles(goal or "blank-last", size))
 
 
-def seconds_per_solve(size: int, source: str, heuristic: HeuristicSpec | None) -> float:
+def seconds_per_solve(size: int, source: InstanceSource, heuristic: HeuristicSpec | None) -> float:
     """A rough guess of one solve's time, for :func:`auto_chunk_size` only."""
-    if source.startswith("walk:") and size > 3:
+    if source.kind == "walk" and size > 3:
         return WALK_SECONDS_PER_SOLVE
     if size == 4 and heuristic is not None and heuristic.is_pdb:
         return PDB_SECONDS_PER_SOLVE_4X4.get(max(len(g) for g in heuristic.groups), SECONDS_PER_SOLVE[4])
     return SECONDS_PER_SOLVE[size]
 
 
-def auto_chunk_size(size: int, source: str, count: int, heuristics, workers: int) -> int:
+def auto_chunk_size(size: int, source: InstanceSource, count: int, heuristics, workers: int) -> int:
     """Instances per task so a task takes ~2 s, with at least ``TASKS_PER_WORKER`` per worker.
 
     ``heuristics`` holds one parsed heuristic (None for an uninformed algorithm) per
@@ -284,9 +269,7 @@ def auto_chunk_size(size: int, source: str, count: int, heuristics, workers: int
 
 def default_name(opts: dict, fingerprint: str) -> str:
     """``8puzzle-uniform-n1000-s0-<hash>``: readable, unique per spec."""
-    source = opts["instances"]
-    slug = Path(source).stem if _is_file_source(source) else source.replace(":", "")
-    slug = re.sub(r"[^\w.-]+", "_", slug)
+    slug = opts["instances"].slug()
     return f"{opts['size'] ** 2 - 1}puzzle-{slug}-n{opts['count']}-s{opts['seed']}-{fingerprint[:8]}"
 
 
@@ -310,17 +293,15 @@ def build_spec(options: dict, toml_path: str | None = None,
 
 
 def _validate(opts: dict, workers: int) -> SweepSpec:
-    from .instances import file_instances_info  # avoid a cycle: instances needs SweepSpec
-
-    opts["instances"] = _check_source(opts["instances"], opts["size"])
-    digest, available = None, (100 if opts["instances"] == "korf100" else None)
-    if _is_file_source(opts["instances"]):
-        opts["size"], available, digest = file_instances_info(opts["instances"], opts["size"])
+    source = opts["instances"]
+    digest, available = None, (100 if source.kind == "korf100" else None)
+    if source.kind == "file":
+        opts["size"], available, digest = file_instances_info(source.path, opts["size"])
     opts["size"], opts["goal"] = _size_goal(opts)
     if opts["count"] is None:
         opts["count"] = available or 100
     if available is not None and opts["count"] > available:
-        raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {opts['instances']!r}")
+        raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {str(source)!r}")
     algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
     heuristics = _names("heuristic", opts["heuristics"])
     goal = goal_tiles(opts["goal"], opts["size"])
@@ -332,8 +313,8 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
-    spec = SweepSpec(**{**asdict(spec), "name": name})
-    return SweepSpec(**{**asdict(spec), "chunk_size": _chunk_size(spec, opts["chunk_size"], workers)})
+    spec = replace(spec, name=name)
+    return replace(spec, chunk_size=_chunk_size(spec, opts["chunk_size"], workers))
 
 
 def _chunk_size(spec: SweepSpec, given, workers: int) -> int:

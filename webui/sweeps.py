@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 
 from tornado.web import HTTPError
@@ -30,7 +29,7 @@ def state_dict(state: SweepState) -> dict:
         "name": state.name, "parts": state.parts, "chunks": state.chunks, "rows": state.rows,
         "expected_rows": state.expected_rows, "complete": state.complete, "statuses": state.statuses,
         "updated": state.updated, "problem": state.problem,
-        "spec": None if spec is None else {**asdict(spec), "command": spec.command()},
+        "spec": None if spec is None else {**spec.to_dict(), "command": spec.command()},
     }
 
 
