@@ -132,6 +132,8 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
         assert str(spec.instances) == value
     elif key in ("algorithm", "heuristic"):
         assert getattr(spec, key + "s") == (typed if isinstance(typed, tuple) else (typed,))
+    elif key == "max_memory":
+        assert spec.max_memory == {"2GB": 2 * 10**9, "700MB": 700 * 10**6}.get(value, value)
     elif key != "chunk_size" or value != "auto":
         assert getattr(spec, key) == typed
 
@@ -157,6 +159,8 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--max-nodes", "0", "0", "max-nodes 0 is too small"),
     ("--chunk-size", "big", '"big"', "chunk-size 'big' is not a whole number"),
     ("--workers", "none", '"none"', "workers 'none' is not a whole number"),
+    ("--time-limit", "soon", '"soon"', "time-limit 'soon' is not a number of seconds"),
+    ("--max-memory", "lots", '"lots"', "max-memory 'lots' is not a size"),
 ])
 def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, message):
     result = RUNNER.invoke(app, ["sweep", option, text])
