@@ -2,9 +2,10 @@
 # (`dask scheduler`), the workers (`dask worker ...`) and the client (`tilesweep ...`).
 # See docs/docker.md.
 #
-# The project is installed by .ci/install, the same script CI runs, so a dependency missing
-# from pyproject.toml fails CI and the image build alike.
-FROM python:3.11-slim
+# BASE: the official image by default. Where no registry can be reached, build a local
+# stand-in with docker/local-base.sh and pass its tag (docs/docker.md, "No registry").
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 
 # The unprivileged user everything runs as. Build with
 #   docker compose build --build-arg UID=$(id -u) --build-arg GID=$(id -g)
@@ -25,11 +26,19 @@ RUN groupadd --non-unique --gid "${GID}" tilesweep \
  && useradd --non-unique --uid "${UID}" --gid "${GID}" --create-home --shell /bin/bash tilesweep
 
 WORKDIR /app
-COPY . /app
 
-# tilesweep and its dependencies (pyproject.toml), then bokeh for the scheduler's dashboard.
-RUN TILESWEEP_NO_BROWSER=1 bash .ci/install \
- && python -m pip install "bokeh>=3.1"
+# The dependencies of pyproject.toml in a layer of their own (numba, pyarrow, dask: the
+# slow part of a build), reused as long as pyproject.toml is unchanged.
+COPY pyproject.toml /app/
+RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
+        > /tmp/requirements.txt \
+ && python -m pip install --upgrade pip \
+ && python -m pip install -r /tmp/requirements.txt
+
+# tilesweep itself (a regular install, not editable: the image needs no source tree).
+COPY . /app
+RUN python -m pip install --no-deps . \
+ && rm -rf /app/build
 
 # Writable places for the unprivileged user: numba's on-disk kernel cache, the pattern
 # database store and the results folder. Docker copies this ownership into an empty named
@@ -38,6 +47,7 @@ RUN mkdir -p "${NUMBA_CACHE_DIR}" "${TILESWEEP_STORE}" /results \
  && chown -R tilesweep:tilesweep "${NUMBA_CACHE_DIR}" /data /results
 
 USER tilesweep
+WORKDIR /home/tilesweep
 
 # Smoke test: the installed command imports every dependency and compiles a kernel (which
 # also warms the numba cache for the default solver).

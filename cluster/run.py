@@ -22,7 +22,8 @@ from tilesweep.solver.errors import TilesweepError
 from .connect import ClusterError
 from .memory import default_budget
 from .plugin import SweepPlugin
-from .tables import build_missing, pdb_heuristics, resolve
+from .share import ensure_tables
+from .tables import pdb_heuristics, resolve
 
 RETRIES = 2
 
@@ -61,7 +62,10 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:
-    """Resolve the store and build missing tables once, on one worker; None if no ``pdb:``."""
+    """Resolve the store, build missing tables once and give every worker a verified copy.
+
+    Returns the store path, or None when the sweep uses no ``pdb:`` heuristic.
+    """
     spec = plan.spec
     names = pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple)
     if not names:
@@ -69,9 +73,8 @@ def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None)
     root = resolve(store)
     if on_build is not None:
         on_build(names, root)
-    future = client.submit(build_missing, root, names, spec.size, spec.goal_tuple,
-                           key=f"{spec.name}-{spec.fingerprint()[:8]}-build-tables", pure=False)
-    future.result()
+    ensure_tables(client, root, names, spec.size, spec.goal_tuple,
+                  f"{spec.name}-{spec.fingerprint()[:8]}-tables")
     return root
 
 

@@ -1,0 +1,173 @@
+"""A sweep's tables on every worker, built once, when workers do not share one store.
+
+On one host (or with a shared volume) every worker finds the tables that the build task
+wrote. Workers with stores of their own (``docker-compose.per-host.yml``, separate
+machines) would each lack them, and building the same table on every host costs a core
+for minutes (``pdb:7-8``). So the table is built once, on the worker that already holds
+the most of the sweep's tables, and streamed from a worker holding a verified copy to
+each worker that lacks one, in chunks that travel worker to worker through Dask. The
+receiver checks the whole file's sha256 against the sender's manifest entry before it
+renames the file into place and records that same entry: a copy is used only when it is
+bit for bit the table that was built.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from distributed import Client, get_worker, wait
+
+from tilesweep.pdb_store import CorruptTableError, MissingTableError, TableEntry, open_store
+from tilesweep.pdb_store.files import file_lock, fsync_dir, sha256_file
+from tilesweep.pdb_store.manifest import read_manifest, record_entry
+from tilesweep.pdb_store.paths import lock_path, temp_prefix
+from tilesweep.solver.heuristics import parse_heuristic
+
+from .tables import build_missing
+
+CHUNK_BYTES = 16 << 20     # one message between two workers
+IN_FLIGHT = 4              # chunks read ahead by a sender (its extra memory)
+
+
+@dataclass
+class Shared:
+    """What :func:`ensure_tables` did: the builder (if any) and the copies it streamed."""
+
+    built_on: str | None = None
+    copies: dict[str, list[str]] = field(default_factory=dict)   # file -> receiving workers
+    bytes: int = 0
+
+
+def groups_of(heuristics, size: int, goal: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [tuple(g) for h in heuristics for g in parse_heuristic(h, size, goal).groups]
+
+
+def inventory(root: str, size: int, goal: tuple[int, ...], groups) -> dict:
+    """On one worker: {file: manifest entry} of the tables its store holds, verified.
+
+    Verifying maps each table in this worker process (sha256 checked once per process),
+    so the sweep's plugin later finds it checked.
+    """
+    held = {}
+    with open_store(root) as store:
+        for group in groups:
+            try:
+                store.table(size, goal, group)
+            except (MissingTableError, CorruptTableError):
+                continue
+            name = store.path_of(size, goal, group).name
+            held[name] = read_manifest(Path(root))[name].as_dict()
+    return {"worker": get_worker().address, "held": held}
+
+
+def pinned(worker: str) -> dict:
+    return {"workers": [worker], "allow_other_workers": False, "pure": False}
+
+
+def survey(client: Client, root, size, goal, groups, key: str) -> list[dict]:
+    workers = sorted(client.scheduler_info()["workers"])
+    return client.gather([client.submit(inventory, root, size, goal, groups, key=f"{key}-{i}",
+                                        **pinned(w)) for i, w in enumerate(workers)])
+
+
+def ensure_tables(client: Client, root: str, heuristics, size: int, goal: tuple[int, ...],
+                  prefix: str) -> Shared:
+    """Build the tables no worker holds (once), then stream them to workers that lack them."""
+    groups = groups_of(heuristics, size, goal)
+    with open_store(root) as store:  # only names files; the client needs no such folder
+        files = [store.path_of(size, goal, group).name for group in groups]
+    checks = survey(client, root, size, goal, groups, f"{prefix}-survey")
+    if not checks:
+        return Shared()
+    shared = Shared()
+    if any(all(name not in c["held"] for c in checks) for name in files):
+        builder = max(checks, key=lambda c: len(c["held"]))["worker"]
+        client.submit(build_missing, root, heuristics, size, goal, key=f"{prefix}-build",
+                      **pinned(builder)).result()
+        shared.built_on = builder
+        checks = survey(client, root, size, goal, groups, f"{prefix}-resurvey")
+    for name in files:
+        holders = [c for c in checks if name in c["held"]]
+        if not holders:
+            raise MissingTableError(f"pattern database {name} was built, yet no worker holds a "
+                                    "verified copy of it")
+        lacking = [c["worker"] for c in checks if name not in c["held"]]
+        if lacking:
+            entry = holders[0]["held"][name]
+            shared.bytes += stream(client, root, entry, holders[0]["worker"], lacking,
+                                   f"{prefix}-{name}") * len(lacking)
+            shared.copies[name] = lacking
+    return shared
+
+
+def file_size(root: str, name: str) -> int:
+    return (Path(root) / name).stat().st_size
+
+
+def read_chunk(root: str, name: str, offset: int, length: int) -> bytes:
+    with open(Path(root) / name, "rb") as handle:
+        handle.seek(offset)
+        return handle.read(length)
+
+
+def write_chunk(root: str, temp: str, offset: int, data: bytes) -> int:
+    """Write ``data`` at ``offset`` of the receiver's temporary file (chunks in any order)."""
+    Path(root).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(root) / temp, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.pwrite(fd, data, offset)
+    finally:
+        os.close(fd)
+    return len(data)
+
+
+def commit(root: str, temp: str, data: dict, *written: int) -> int:
+    """Check the received file's sha256, rename it into place, record the sender's entry.
+
+    ``written`` (the chunks' results) makes Dask run this after every chunk has landed.
+    """
+    entry = TableEntry.from_dict(data)
+    folder, received = Path(root), Path(root) / temp
+    try:
+        digest = sha256_file(received)
+        if digest != entry.sha256:
+            raise CorruptTableError(f"pattern database {folder / entry.file} arrived with sha256 "
+                                    f"{digest}, not the sender's {entry.sha256}; the copy was discarded")
+        with file_lock(lock_path(folder, entry.file)):
+            os.chmod(received, 0o444)
+            with open(received, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(received, folder / entry.file)
+            fsync_dir(folder)
+            record_entry(folder, entry)
+    finally:
+        received.unlink(missing_ok=True)
+    return sum(written)
+
+
+def stream(client: Client, root: str, entry: dict, sender: str, receivers: list[str], key: str) -> int:
+    """Copy one table from ``sender`` to each of ``receivers``; return its size in bytes."""
+    name = entry["file"]
+    length = client.submit(file_size, root, name, key=f"{key}-size", **pinned(sender)).result()
+    temps = {w: temp_prefix(name) + "recv-" + secrets.token_hex(4) for w in receivers}
+    written: dict[str, list] = {w: [] for w in receivers}
+    window: deque = deque()
+    for offset in range(0, length, CHUNK_BYTES):
+        chunk = client.submit(read_chunk, root, name, offset, CHUNK_BYTES,
+                              key=f"{key}-read-{offset}", **pinned(sender))
+        for i, w in enumerate(receivers):
+            written[w].append(client.submit(write_chunk, root, temps[w], offset, chunk,
+                                            key=f"{key}-write-{offset}-{i}", **pinned(w)))
+        window.append((chunk, [written[w][-1] for w in receivers]))
+        if len(window) >= IN_FLIGHT:
+            oldest, writes = window.popleft()
+            wait(writes)
+            oldest.release()
+    commits = [client.submit(commit, root, temps[w], entry, *written[w], key=f"{key}-commit-{i}",
+                             **pinned(w)) for i, w in enumerate(receivers)]
+    client.gather(commits)
+    return length
