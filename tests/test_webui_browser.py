@@ -278,3 +278,13 @@ def test_shuffles_and_reset(server, browser):
     wait_for(lambda: browser.find_element("id", "board-status").text == "Solvable.", what="its check")
     browser.find_element("id", "reset").click()
     wait_for(lambda: board_tiles(browser) == goal.tiles, what="the reset")
+
+
+def test_the_card_says_when_the_budget_stopped_a_search(server, browser, korf100):
+    open_play(browser, server, size="4", goal="blank-first")
+    set_board(browser, " ".join(map(str, korf100[1])))
+    browser.find_element("id", "max-nodes").send_keys("1000")
+    card = solve(browser, "idastar", "manhattan")
+    assert card.get_attribute("data-status") == "budget_exceeded"
+    assert "stopped by the node budget (1,000 nodes)" in card.text
+    browser.find_element("id", "max-nodes").clear()

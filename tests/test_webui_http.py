@@ -75,6 +75,8 @@ BAD_SOLVES = [
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 0}, "too small"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": "many"}, "not a whole number"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 10 ** 12}, "above this server's budget"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": -1}, "time-limit -1 is not a number of seconds"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": 10 ** 6}, "above this server's limit"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "colour": "red"}, "field 'colour' is not known"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "size": 7}, "size 7 is not offered"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "pdb:4-4"}, "tilesweep pdb build --size 3 --partition 4-4"),
@@ -165,6 +167,14 @@ def test_pdb_heuristics_name_their_build_command(server):
     assert choices["manhattan"]["available"] is True
     assert choices["pdb:7-8"]["available"] is False
     assert f"tilesweep pdb build --size 4 --partition 7-8 --goal blank-first --store {server.root / 'store'}" in choices["pdb:7-8"]["why"]
+
+
+def test_limits_stop_a_search_and_say_which(server, korf100):
+    tiles = " ".join(map(str, korf100[1]))
+    nodes = solve(server, tiles=tiles, goal="blank-first", algorithm="idastar", max_nodes=1000)
+    assert (nodes["status"], nodes["status_reason"], nodes["max_nodes"]) == ("budget_exceeded", "nodes", 1000)
+    timed = solve(server, tiles=tiles, goal="blank-first", algorithm="idastar", time_limit=0.2)
+    assert (timed["status"], timed["time_limit"]) == ("timeout", 0.2) and timed["nodes_generated"] > 1000
 
 
 def test_pdb_solve_once_its_tables_are_built(server):

@@ -33,7 +33,7 @@ def is_loopback(host: str) -> bool:
     return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
-async def _serve(host: str, port: int, out: str, store: str | None, max_nodes: int, solvers: int,
+async def _serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
                  on_ready) -> None:
     from .app import MAX_BODY, make_app
     from .solves import SolvePool
@@ -41,7 +41,7 @@ async def _serve(host: str, port: int, out: str, store: str | None, max_nodes: i
     sockets = bind_sockets(port, host)  # first: a port in use fails before any worker starts
     pool = SolvePool(solvers, store)
     try:
-        server = HTTPServer(make_app(out, store, max_nodes, pool), max_body_size=MAX_BODY)
+        server = HTTPServer(make_app(out, store, limits, pool), max_body_size=MAX_BODY)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
         stop = asyncio.Event()
@@ -51,16 +51,17 @@ async def _serve(host: str, port: int, out: str, store: str | None, max_nodes: i
         pool.close()
 
 
-def serve(host: str, port: int, out: str, store: str | None, max_nodes: int, solvers: int,
+def serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
           on_ready=lambda address: None) -> None:
-    """Serve the UI on ``host:port`` (0: any free port) until Ctrl-C; ``on_ready((host, port))``
-    is called once the socket listens."""
+    """Serve the UI on ``host:port`` (0: any free port) until Ctrl-C or SIGTERM; solves run in
+    ``solvers`` processes within ``limits`` (:class:`webui.solves.Limits`); ``on_ready((host,
+    port))`` is called once the socket listens."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     log = logging.getLogger("tilesweep.webui")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
-        asyncio.run(_serve(host, port, out, store, max_nodes, solvers, on_ready))
+        asyncio.run(_serve(host, port, out, store, limits, solvers, on_ready))
     except KeyboardInterrupt:
         pass

@@ -27,7 +27,7 @@ from tilesweep.solver.options import whole_number
 from tilesweep.solver.solve import resolve_goal
 
 from . import solves, sweeps
-from .solves import BusyError, SolvePool
+from .solves import BusyError, Limits, SolvePool
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024   # a 4x4 board and its options take under 200 bytes
@@ -120,7 +120,8 @@ class OptionsHandler(Handler):
         store = self.settings["store"]
         self.write({"sizes": solves.SIZES, "goals": solves.GOALS, "algorithms": ALGORITHMS,
                     "heuristics": solves.heuristic_choices(size, goal, store),
-                    "max_nodes": self.settings["max_nodes"], "statuses": STATUSES})
+                    "max_nodes": self.settings["limits"].max_nodes,
+                    "time_limit": self.settings["limits"].time_limit, "statuses": STATUSES})
 
 
 class BoardHandler(JsonHandler):
@@ -153,7 +154,7 @@ class SolveHandler(JsonHandler):
     future = None
 
     async def post(self) -> None:
-        req = solves.parse_solve(self.json(), self.settings["max_nodes"])
+        req = solves.parse_solve(self.json(), self.settings["limits"])
         solves.check_tables(req, self.settings["store"])
         try:
             result = await self.settings["pool"].solve(req, on_start=self._started)
@@ -219,8 +220,8 @@ class OutFileHandler(StaticFileHandler, Handler):
         return real
 
 
-def make_app(out: str | os.PathLike, store: str | None, max_nodes: int, pool: SolvePool) -> Application:
-    """The tornado application; ``pool`` runs the solves."""
+def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: SolvePool) -> Application:
+    """The tornado application; ``pool`` runs the solves within ``limits``."""
     out = Path(out).absolute()
     return Application([
         (r"/", PageHandler, {"page": "play.html"}),
@@ -235,5 +236,5 @@ def make_app(out: str | os.PathLike, store: str | None, max_nodes: int, pool: So
         (r"/api/sweeps", SweepListHandler),
         (r"/api/sweeps/([^/]+)", SweepHandler),
         (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),
-    ], default_handler_class=DefaultHandler, out=out, store=store, max_nodes=max_nodes, pool=pool,
+    ], default_handler_class=DefaultHandler, out=out, store=store, limits=limits, pool=pool,
         static_hash_cache=False)

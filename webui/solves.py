@@ -20,7 +20,7 @@ from tilesweep.solver import Board, heuristic_names, parse_heuristic, solve
 from tilesweep.solver.board import goal_label, is_solvable, parity_reason, parse_tiles, size_for_count
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError
 from tilesweep.solver.options import whole_number
-from tilesweep.solver.solve import check_algorithm, resolve_goal
+from tilesweep.solver.solve import check_algorithm, check_time_limit, resolve_goal
 
 SIZES = (3, 4)  # the boards the page offers
 GOALS = ("blank-last", "blank-first")
@@ -28,11 +28,22 @@ GOALS = ("blank-last", "blank-first")
 # boards) and for 15-puzzles with the 7-8 pattern database (Korf & Felner 2002 report at
 # most a few million nodes); A*, BFS and DFS keep every board, about 2.5 GB at this cap.
 DEFAULT_MAX_NODES = 20_000_000
-SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes")
+# A page's solve that runs this long has been forgotten (closing the page cancels it anyway).
+DEFAULT_TIME_LIMIT = 300.0
+SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit")
 
 
 class BusyError(TilesweepError):
     """More solves waiting than the server queues."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits on each solve; a request may ask for less of the first two."""
+
+    max_nodes: int = DEFAULT_MAX_NODES
+    time_limit: float = DEFAULT_TIME_LIMIT
+    max_memory: int | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ class SolveRequest:
     algorithm: str
     heuristic: str
     max_nodes: int
+    time_limit: float
+    max_memory: int | None
 
 
 def _short(value) -> str:
@@ -98,17 +111,22 @@ def describe_board(data) -> dict:
             "reason": parity_reason(board.tiles, goal, board.size)}
 
 
-def parse_solve(data, cap: int) -> SolveRequest:
-    """A :class:`SolveRequest` from a JSON body; the node budget defaults to and is capped by ``cap``."""
+def parse_solve(data, limits: Limits) -> SolveRequest:
+    """A :class:`SolveRequest` from a JSON body; node budget and time limit default to and are
+    capped by the server's ``limits``."""
     board, goal = parse_board(_check_fields(data, SOLVE_FIELDS))
     algorithm = check_algorithm(_text(data, "algorithm", "idastar"))
     heuristic = _text(data, "heuristic", "manhattan")
     parse_heuristic(heuristic, board.size, goal)
-    budget = whole_number("max_nodes", data.get("max_nodes", cap), 1)
-    if budget > cap:
-        raise InvalidOptionError(f"max_nodes {budget} is above this server's budget; expected at most {cap} "
-                                 "(start tilesweep ui with a larger --max-nodes)")
-    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget)
+    budget = whole_number("max_nodes", data.get("max_nodes", limits.max_nodes), 1)
+    if budget > limits.max_nodes:
+        raise InvalidOptionError(f"max_nodes {budget} is above this server's budget; expected at most "
+                                 f"{limits.max_nodes} (start tilesweep ui with a larger --max-nodes)")
+    seconds = check_time_limit(data.get("time_limit", limits.time_limit))
+    if seconds > limits.time_limit:
+        raise InvalidOptionError(f"time_limit {seconds:g} is above this server's limit; expected at most "
+                                 f"{limits.time_limit:g} seconds (start tilesweep ui with a larger --time-limit)")
+    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, seconds, limits.max_memory)
 
 
 # --- pattern databases ---------------------------------------------------------------------
@@ -166,9 +184,9 @@ def run_solve(req: SolveRequest, store: str | None) -> dict:
     spec = parse_heuristic(req.heuristic, req.size, req.goal)
     tables = tables_for(spec, req.size, req.goal, open_store(store), build=False) if spec.is_pdb else ()
     board = Board(req.tiles, req.size)
-    result = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes).to_dict()
+    result = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit,
+                   req.max_memory).to_dict()
     result["reason"] = parity_reason(board.tiles, req.goal, board.size)
-    result["max_nodes"] = req.max_nodes
     result["worker"] = os.getpid()  # a cancelled solve's process is replaced: a new pid
     return result
 

@@ -112,6 +112,8 @@ async function loadOptions() {
   if (state.options.heuristics.some((h) => h.name === keepH)) heuristic.value = keepH;
   $("max-nodes").placeholder = fmtInt(state.options.max_nodes);
   $("max-nodes").max = state.options.max_nodes;
+  $("time-limit").placeholder = state.options.time_limit;
+  $("time-limit").max = state.options.time_limit;
   noteHeuristic();
 }
 
@@ -120,6 +122,16 @@ function noteHeuristic() {
   $("heuristic").disabled = $("heuristic-text").disabled = uninformed;
   const chosen = (state.options?.heuristics || []).find((h) => h.name === $("heuristic").value);
   $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
+}
+
+// What stopped a search, in words; the statuses themselves come from the library.
+function statusText(r) {
+  if (r.status === "budget_exceeded" && r.status_reason === "nodes") {
+    return `stopped by the node budget (${fmtInt(r.max_nodes)} nodes)`;
+  }
+  if (r.status === "budget_exceeded" && r.status_reason === "memory") return "stopped by the memory budget";
+  if (r.status === "timeout") return `stopped by the time limit (${r.time_limit} s)`;
+  return r.status.replaceAll("_", " ") + (r.status_reason ? ` (${r.status_reason})` : "");
 }
 
 function capitalise(text) {
@@ -135,6 +147,7 @@ function solve() {
                    algorithm: $("algorithm").value,
                    heuristic: $("heuristic-text").value.trim() || $("heuristic").value};
   if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
+  if ($("time-limit").value) request.time_limit = Number($("time-limit").value);
   const card = new SolveCard(request, state.tiles.slice());
   $("results").prepend(card.node);
   if (state.check && !state.check.solvable) {
@@ -195,10 +208,8 @@ class SolveCard {
   }
 
   show(r) {
-    const labels = {solved: "solved", unsolvable: "unsolvable",
-                    budget_exceeded: `stopped by the node budget (${fmtInt(r.max_nodes)} nodes)`};
     if (r.status === "unsolvable") return this.unsolvable(r.reason);
-    this.finish(r.status, (labels[r.status] || r.status) + (r.status_reason ? ` (${r.status_reason})` : ""));
+    this.finish(r.status, statusText(r));
     Object.assign(this.node.dataset, {cost: r.cost ?? "", generated: r.nodes_generated});
     const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
                   ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
