@@ -16,7 +16,7 @@ placement in parallel; :func:`pdb_store.atomics.atomic_or` makes concurrent
 discoveries of one placement safe. A placement's table value is the depth at which its
 first blank region is discovered. Work is organised by rank prefix (tiles ``0..k-2``),
 unranked once for the ``N - k + 1`` placements that differ only in the last tile, and a
-move's new rank is updated incrementally (:func:`_moved_rank`).
+move's new rank is updated incrementally (:func:`solver.ranking.moved_rank`).
 
 Measured on the 4x4 7-8 split: 140 million (placement, region) states for the 7-tile
 table, peak memory 7 bytes per placement (three ``uint16`` masks and the table).
@@ -27,6 +27,7 @@ from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilesweep.solver.jit import kernel, parallel_kernel
+from tilesweep.solver.ranking import moved_rank, unrank_placement
 
 from .atomics import atomic_or
 
@@ -34,28 +35,6 @@ from .atomics import atomic_or
 UNREACHED = 255
 _BLOCK = 1 << 12          # rank prefixes per work item of a layer
 _SCATTER = 1_000_003      # prime multiplier spreading work items over the rank range
-
-
-@kernel
-def _unrank(rank, k, n_cells, cells):
-    """Write into ``cells[:k]`` the cells of the placement ``rank`` (no allocation)."""
-    r = rank
-    for i in range(k - 1, -1, -1):
-        radix = n_cells - i
-        cells[i] = r % radix
-        r //= radix
-    taken = np.int64(0)
-    for i in range(k):
-        d = cells[i]
-        c = 0
-        while True:
-            if (taken >> c) & 1 == 0:
-                if d == 0:
-                    break
-                d -= 1
-            c += 1
-        cells[i] = c
-        taken |= np.int64(1) << c
 
 
 @kernel
@@ -68,26 +47,6 @@ def _flood(seed, free, size, not_left, not_right):
         if grown == region:
             return region
         region = grown
-
-
-@kernel
-def _moved_rank(rank, i, src, dst, size, tile_at, weights):
-    """Rank after tile ``i`` moves from ``src`` to the adjacent free cell ``dst``.
-
-    Only tiles on the cells strictly between ``src`` and ``dst`` (none for a
-    horizontal move, ``size - 1`` cells for a vertical one) change their digits.
-    """
-    step = 1 if dst > src else -1
-    result = rank + step * weights[i]
-    for cell in range(min(src, dst) + 1, max(src, dst)):
-        j = tile_at[cell]
-        if 0 <= j < i:  # an earlier tile: not counted in tile i's digit
-            continue
-        # free, or a later tile: one more cell counts towards tile i's digit
-        result += step * weights[i]
-        if j > i:  # tile j's cell is passed by tile i: its digit shifts by one
-            result += step * weights[j]
-    return result
 
 
 @kernel
@@ -114,7 +73,7 @@ def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weig
             dst = np.int64(neighbours[src, m])
             if dst < 0 or (region >> dst) & 1 == 0:
                 continue
-            target = _moved_rank(rank, i, src, dst, size, tile_at, weights)
+            target = moved_rank(rank, i, src, dst, size, tile_at, weights)
             if (np.int64(seen[target]) >> src) & 1:
                 continue  # plain read first: most successors are old, skip the atomic
             after = (free & ~(np.int64(1) << dst)) | (np.int64(1) << src)
@@ -144,7 +103,7 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
             break
     else:
         return 0
-    _unrank(prefix, k - 1, n_cells, cells)
+    unrank_placement(prefix, k - 1, n_cells, cells)
     tile_at[:] = -1
     occupied = np.int64(0)
     for i in range(k - 1):

@@ -9,7 +9,7 @@ import numpy as np
 
 from tilesweep.solver.errors import InvalidBoardError
 from tilesweep.solver.geometry import SIZES, neighbours
-from tilesweep.solver.ranking import placement_count
+from tilesweep.solver.ranking import digit_weights, placement_count, rank_placement
 
 from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
 
@@ -50,18 +50,10 @@ def _geometry(size: int, k: int) -> np.ndarray:
     return np.array([k, n, size, not_left, not_right], dtype=np.int64)
 
 
-def _weights(n_cells: int, k: int) -> np.ndarray:
-    """Place value of each digit of a placement rank, ``int64[k]``."""
-    weights = np.ones(k, dtype=np.int64)
-    for i in range(k - 2, -1, -1):
-        weights[i] = weights[i + 1] * (n_cells - i - 1)
-    return weights
-
-
-def _goal_state(size: int, goal, group, geometry, weights) -> tuple[int, int]:
+def _goal_state(size: int, goal, group, geometry) -> tuple[int, int]:
     """Rank of the goal placement and the blank region of the goal."""
     cells = [goal.index(t) for t in group]
-    rank = int(sum(weights[i] * (c - sum(1 for p in cells[:i] if p < c)) for i, c in enumerate(cells)))
+    rank = int(rank_placement(np.array(cells, dtype=np.int64), size * size))
     free = (1 << (size * size)) - 1 - sum(1 << c for c in cells)
     region = _flood(np.int64(1 << goal.index(0)), np.int64(free), np.int64(size),
                     geometry[3], geometry[4])
@@ -105,10 +97,10 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     n, k = size * size, len(group)
     mask_dtype = np.uint16 if n <= 16 else np.uint32
     count = placement_count(n, k)
-    geometry, weights = _geometry(size, k), _weights(n, k)
+    geometry, weights = _geometry(size, k), digit_weights(n, k)
     table = np.full(count, UNREACHED, dtype=np.uint8)
     seen, cur, nxt = (np.zeros(count, dtype=mask_dtype) for _ in range(3))
-    start, region = _goal_state(size, goal, group, geometry, weights)
+    start, region = _goal_state(size, goal, group, geometry)
     table[start], seen[start], cur[start] = 0, region, region
     moves, depth = neighbours(size), 0
     if parallel is None:

@@ -14,6 +14,7 @@ helpers take single arrays, never the heuristic tuple; kernels unpack it once.
 import numpy as np
 
 from .jit import inline_kernel, kernel
+from .ranking import placement_digit
 
 HS_TILES, HS_LC, HS_PDB, HS_PDB_REFL = 0, 1, 2, 3
 HS_LINE0 = 4            # 2n line values (n <= 5)
@@ -34,11 +35,7 @@ def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, refle
             c = np.int64(refl_cell[pos[refl_tile[t]]])
         else:
             c = np.int64(pos[t])
-        x = used & ((np.int64(1) << c) - 1)  # cells of earlier tiles below c
-        x = x - ((x >> 1) & 0x55555555)
-        x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-        below = (((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101 & 0xFFFFFFFF) >> 24
-        rank = rank * (n_cells - i) + (c - below)
+        rank = rank * (n_cells - i) + placement_digit(used, c)
         used |= np.int64(1) << c
     return np.int64(table[rank])
 
