@@ -58,7 +58,7 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     worker = get_worker()
     handle = worker.plugins.get(plugin)
     tables_for = handle.tables_for if handle is not None else (lambda name: ())
-    return rows_to_table(solve_chunk(job, tables_for, worker.address, default_budget))
+    return rows_to_table(solve_chunk(job, tables_for, memory_budget=default_budget))
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:

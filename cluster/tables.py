@@ -8,12 +8,8 @@ under the store's lock before any solve task starts.
 
 from __future__ import annotations
 
-from tilesweep.solver.errors import TilesweepError
+from tilesweep.pdb_store import open_store, resolve_store, tables_for
 from tilesweep.solver.heuristics import parse_heuristic
-
-
-class StoreUnavailableError(TilesweepError):
-    """A ``pdb:`` heuristic was asked for but the store package is not usable."""
 
 
 def pdb_heuristics(heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
@@ -21,18 +17,8 @@ def pdb_heuristics(heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
     return [h for h in heuristics if h != "none" and parse_heuristic(h, size, goal).is_pdb]
 
 
-def _store_api():
-    try:
-        from tilesweep.pdb_store import open_store, resolve_store, tables_for
-    except ImportError as err:
-        raise StoreUnavailableError(f"pattern-database heuristics need pdb_store.open_store/"
-                                    f"tables_for, which are not available ({err})") from None
-    return open_store, resolve_store, tables_for
-
-
 def resolve(store: str | None) -> str:
     """The store folder a sweep uses (``--store``, ``$TILESWEEP_STORE`` or the user cache)."""
-    _, resolve_store, _ = _store_api()
     return str(resolve_store(store))
 
 
@@ -41,7 +27,6 @@ def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build:
     names = pdb_heuristics(heuristics, size, goal)
     if not names:
         return None, {}
-    open_store, _, tables_for = _store_api()
     handle = open_store(store)
     tables = {h: tables_for(parse_heuristic(h, size, goal), size, goal, handle, build=build)
               for h in names}

@@ -54,7 +54,7 @@ def prepare(spec: SweepSpec) -> Plan:
 def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
     """Run the pending chunks in this process, writing a part per chunk."""
     for job in plan.pending:
-        write_part(plan.spec, job.chunk, rows_to_table(solve_chunk(job, tables_for, "local")))
+        write_part(plan.spec, job.chunk, rows_to_table(solve_chunk(job, tables_for)))
         plan.done.add(job.chunk)
         if on_part is not None:
             on_part(job)

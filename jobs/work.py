@@ -59,7 +59,7 @@ def injected_faults(sweep: str) -> frozenset[int]:
 
 
 def worker_label() -> str:
-    """``host:pid`` of this process, the ``worker`` column."""
+    """``host:pid`` of this process: the ``worker`` column, in a Dask worker and in-process alike."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
@@ -88,15 +88,14 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     return row
 
 
-def solve_chunk(job: ChunkJob, tables_for=lambda name: (), worker: str | None = None,
-                memory_budget=lambda: None) -> list[dict]:
+def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> list[dict]:
     """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order.
 
     ``memory_budget()`` gives the bytes a graph search may store when the job sets no
     ``max_memory`` (asked before each solve: what is free changes as a worker runs).
     """
     faults = injected_faults(job.sweep)
-    label = worker or worker_label()
+    label = worker_label()
     rows = []
     for index, tiles in job.instances:
         for algorithm, heuristic in job.combos:

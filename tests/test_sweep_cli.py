@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -68,6 +69,10 @@ def test_folder_layout_and_schema(swept):
     assert df.groupby("instance").size().eq(4).all()
     assert {"sweep", "instance", "size", "goal", "tiles", "algorithm", "heuristic", "status", "cost", "moves",
             "nodes_generated", "nodes_expanded", "ebf", "h0", "iterations", "seconds", "worker", "error"} <= set(df)
+    # worker is host:pid of the Dask worker process that solved the row (not this process)
+    hosts_pids = df["worker"].str.extract(r"^(.+):(\d+)$")
+    assert hosts_pids.notna().all().all() and set(hosts_pids[0]) == {socket.gethostname()}
+    assert str(os.getpid()) not in set(hosts_pids[1])
     ida = df[df["algorithm"] == "idastar"]
     assert all(json.loads(t)[-1]["bound"] == c for t, c in zip(ida["iterations"], ida["cost"], strict=True))
     assert df[df["algorithm"] == "astar"]["iterations"].isna().all()
@@ -92,6 +97,10 @@ def test_three_readers_agree(local):
     costs = duckdb.sql(f"select heuristic, sum(cost) c from read_parquet('{folder}/results/*.parquet') "
                        "group by heuristic order by heuristic").fetchall()
     assert costs[0][1] == costs[1][1]
+
+
+def test_the_worker_column_is_host_and_pid(local):
+    assert set(pd.read_parquet(local / "results")["worker"]) == {f"{socket.gethostname()}:{os.getpid()}"}
 
 
 def test_summary_and_query_commands(local):
