@@ -280,9 +280,12 @@ class ProgressBar:
             typer.echo(line, err=True)
 
 
-def _print_frame(frame, fmt: str) -> None:
-    from tilesweep.jobs.summary import format_frame
-    typer.echo(format_frame(frame, fmt))
+WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
+
+
+def _print_summary(frame, fmt: str, wide: bool) -> None:
+    from tilesweep.jobs.summary import format_summary
+    typer.echo(format_summary(frame, fmt, wide))
 
 
 @app.command()
@@ -306,6 +309,7 @@ def sweep(
     max_memory: MaxMemoryOpt = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
 ) -> None:
     """Solve every instance with every algorithm x heuristic on Dask; write Parquet; print a summary.
 
@@ -337,7 +341,7 @@ def sweep(
         record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
         _run_sweep(spec, run, plan)
     summary = run_guarded(lambda: finish(spec, base))
-    _print_frame(summary, fmt)
+    _print_summary(summary, fmt, wide)
 
 
 def _run_sweep(spec, run, plan) -> None:
@@ -382,6 +386,7 @@ def summary(
     results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
     fmt: FormatOpt = "table",
+    wide: WideOpt = False,
 ) -> None:
     """Summarise results per (size, algorithm, heuristic); write summary.parquet beside them.
 
@@ -391,7 +396,7 @@ def summary(
     import pyarrow.parquet as pq
 
     from tilesweep.jobs.results import load_results
-    from tilesweep.jobs.summary import format_frame, summarize
+    from tilesweep.jobs.summary import format_summary, summarize
 
     def action():
         if fmt not in ("table", "csv", "json"):
@@ -400,7 +405,7 @@ def summary(
         path = _summary_path(results)
         if path is not None:
             pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-        return format_frame(frame, fmt)
+        return format_summary(frame, fmt, wide)
 
     typer.echo(run_guarded(action))
 

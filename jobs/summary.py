@@ -90,3 +90,70 @@ def format_frame(df: pd.DataFrame, fmt: str) -> str:
     if fmt == "table":
         return df.to_string(index=False, float_format=lambda v: f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}")
     raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+
+
+def _three_digits(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def _count(value: float) -> str:
+    """``733``, ``1.00k``, ``44.6M``: three significant digits, for a glance."""
+    if pd.isna(value):
+        return "-"
+    for unit in ("", "k", "M", "G"):
+        if value < 999.5 or unit == "G":
+            return f"{value:.0f}" if unit == "" else _three_digits(value) + unit
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def _duration(seconds: float) -> str:
+    """``43.1us``, ``1.99ms``, ``2.50s``."""
+    if pd.isna(seconds):
+        return "-"
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3)):
+        if seconds < 999.5 * scale:
+            return _three_digits(seconds / scale) + unit
+    return _three_digits(seconds) + "s" if seconds < 999.5 else f"{seconds:,.0f}s"
+
+
+def _fixed(digits: int):
+    return lambda v: "-" if pd.isna(v) else f"{v:.{digits}f}"
+
+
+# The columns a person reads first, sized for an 80-column terminal:
+# (header, function of the summary frame giving the column's text, left-aligned?).
+NARROW = [
+    ("size", lambda df: df["size"].astype(str), False),  # only when the rows hold several sizes
+    ("algorithm", lambda df: df["algorithm"], True),
+    ("heuristic", lambda df: df["heuristic"], True),
+    ("solved", lambda df: df["solved"].astype(str) + "/" + df["instances"].astype(str), False),
+    ("nodes", lambda df: df["nodes_mean"].map(_count), False),
+    ("median", lambda df: df["nodes_median"].map(_count), False),
+    ("ebf", lambda df: df["ebf_mean"].map(_fixed(3)), False),
+    ("cost", lambda df: df["cost_mean"].map(_fixed(2)), False),
+    ("time", lambda df: df["seconds_mean"].map(_duration), False),
+    ("reduction", lambda df: df["node_reduction_pct"].map(lambda v: "-" if pd.isna(v) else f"{v:.1f}%"), False),
+]
+NARROW_NOTE = "nodes: mean and median generated; ebf, cost, time: means; over solved runs"
+REDUCTION_NOTE = "reduction: nodes saved against the baseline on instances both solved"
+WIDE_NOTE = "--wide or --format csv/json: every column"
+
+
+def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
+    """A summary as :func:`format_frame` prints it; the text table without ``wide`` shows
+    only :data:`NARROW`'s columns, humanised, and a note saying what they are."""
+    if fmt != "table" or wide:
+        return format_frame(df, fmt)
+    columns = [(header, make(df), left) for header, make, left in NARROW
+               if (header != "size" or df["size"].nunique() > 1)
+               and (header != "reduction" or "node_reduction_pct" in df)]
+    widths = [max([len(header), *map(len, cells)]) for header, cells, _ in columns]
+
+    def line(cells) -> str:
+        return " ".join(c.ljust(w) if left else c.rjust(w)
+                        for c, w, (_, _, left) in zip(cells, widths, columns, strict=True)).rstrip()
+
+    body = [line(row) for row in zip(*(cells for _, cells, _ in columns), strict=True)]
+    notes = [NARROW_NOTE, *([REDUCTION_NOTE] if "node_reduction_pct" in df else []), WIDE_NOTE]
+    return "\n".join([line([h for h, _, _ in columns]), *body, "", *notes])

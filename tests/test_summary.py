@@ -1,9 +1,11 @@
 """Summaries per (size, algorithm, heuristic), with and without a baseline, on known rows."""
 
+import json
+
 import pandas as pd
 import pytest
 
-from tilesweep.jobs.summary import format_frame, summarize
+from tilesweep.jobs.summary import format_frame, format_summary, summarize
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -44,3 +46,41 @@ def test_unknown_baseline_and_format():
     with pytest.raises(InvalidOptionError, match="'xml'"):
         format_frame(summarize(ROWS), "xml")
     assert format_frame(summarize(ROWS), "csv").splitlines()[0].startswith("size,algorithm,heuristic,instances")
+
+
+def korf_like_rows() -> pd.DataFrame:
+    """Two algorithms x three heuristics with 15-puzzle-sized figures and the longest
+    common heuristic name of a 4x4 sweep."""
+    out = []
+    for algorithm in ("astar", "idastar"):
+        for h, nodes in (("manhattan", 363_028_090), ("linear-conflict", 48_431_271), ("pdb:7-8+reflect", 9_671)):
+            out += [row(i, h, nodes + i, cost=52 + i % 3, seconds=1234.5 * nodes / 4e8, algorithm=algorithm)
+                    for i in range(100)]
+    return pd.DataFrame(out).assign(size=4, goal="blank-first")
+
+
+def test_the_default_table_fits_80_columns_and_shows_the_first_columns():
+    frame = summarize(korf_like_rows(), "manhattan")
+    text = format_summary(frame, "table")
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80, text
+    assert lines[0].split() == ["algorithm", "heuristic", "solved", "nodes", "median", "ebf", "cost", "time",
+                                "reduction"]
+    pdb = next(line for line in lines if "idastar" in line and "pdb:7-8+reflect" in line).split()
+    assert pdb[2:5] == ["100/100", "9.72k", "9.72k"] and pdb[6] == "52.99" and pdb[-1] == "100.0%"
+    manhattan = next(line for line in lines if "astar" in line and "manhattan" in line).split()
+    assert manhattan[3] == "363M" and manhattan[7] == "1,120s"
+
+
+def test_wide_csv_and_json_keep_every_column():
+    frame = summarize(korf_like_rows(), "manhattan")
+    wide = format_summary(frame, "table", wide=True)
+    assert wide == format_frame(frame, "table") and wide.splitlines()[0].split() == list(frame.columns)
+    assert format_summary(frame, "csv").splitlines()[0].split(",") == list(frame.columns)
+    assert [list(r) for r in json.loads(format_summary(frame, "json"))] == [list(frame.columns)] * len(frame)
+
+
+def test_several_sizes_add_the_size_column_and_no_baseline_drops_reduction():
+    rows = pd.concat([korf_like_rows(), ROWS])
+    lines = format_summary(summarize(rows), "table").splitlines()
+    assert lines[0].split()[:2] == ["size", "algorithm"] and "reduction" not in lines[0]

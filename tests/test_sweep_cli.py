@@ -77,7 +77,7 @@ def test_folder_layout_and_schema(swept):
     assert all(json.loads(t)[-1]["bound"] == c for t, c in zip(ida["iterations"], ida["cost"], strict=True))
     assert df[df["algorithm"] == "astar"]["iterations"].isna().all()
     # the summary is printed (stdout) and written
-    assert "linear-conflict" in proc.stdout and "node_reduction_pct" in proc.stdout
+    assert "linear-conflict" in proc.stdout and "reduction" in proc.stdout
     assert len(pd.read_parquet(folder / "summary.parquet")) == 4
 
 
