@@ -35,8 +35,9 @@ def browser_paths() -> tuple[str, str]:
 
 
 @contextmanager
-def chromium_driver(width: int = 1600, height: int = 1200):
-    """A headless Chromium WebDriver on the system's browser and driver."""
+def chromium_driver(width: int = 1600, height: int = 1200, args: tuple[str, ...] = (), logs: tuple[str, ...] = ()):
+    """A headless Chromium WebDriver on the system's browser and driver; ``args`` are
+    extra command-line switches, ``logs`` the log types to keep (``browser``, ``performance``)."""
     chromium, driver_path = browser_paths()
     try:
         from selenium import webdriver
@@ -45,8 +46,11 @@ def chromium_driver(width: int = 1600, height: int = 1200):
         raise BrowserUnavailableError("--figures needs the Python package selenium (pip install selenium)") from None
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={width},{height}", *args):
         options.add_argument(arg)
+    if logs:
+        options.set_capability("goog:loggingPrefs", {kind: "ALL" for kind in logs})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
         yield driver
@@ -74,6 +78,7 @@ def export_figures(figures: dict, folder: str | Path, fmt: str = "png") -> list[
     with chromium_driver() as driver:
         for name, plot in plots_of(figures).items():
             path = folder / f"{_file_name(name)}.{fmt}"
+            plot.toolbar_location = None
             if fmt == "svg":
                 plot.output_backend = "svg"
                 export_svg(plot, filename=str(path), webdriver=driver)

@@ -58,9 +58,16 @@
     applyFilter();
   }
 
+  // A word matches when the row's text holds it; "col=value" matches one column exactly.
+  function matcher(word) {
+    const [col, want] = word.split("=", 2);
+    if (want !== undefined && col in COL) return (r) => String(value(r, col)).toLowerCase() === want;
+    return (r) => text(r).includes(word);
+  }
+
   function applyFilter() {
-    const words = document.getElementById("instance-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
-    view = words.length ? order.filter((r) => { const t = text(r); return words.every((w) => t.includes(w)); }) : order;
+    const tests = document.getElementById("instance-filter").value.toLowerCase().split(/\s+/).filter(Boolean).map(matcher);
+    view = tests.length ? order.filter((r) => tests.every((t) => t(r))) : order;
     header(); body();
   }
 
@@ -149,13 +156,13 @@
     draw();
   }
 
-  function stop() { if (timer) { clearInterval(timer); timer = null; } document.getElementById("replay-play").textContent = "▶ play"; }
+  function stop() { if (timer) { clearInterval(timer); timer = null; } document.getElementById("replay-play").textContent = "play"; }
 
   function play() {
     if (timer) return stop();
     if (replay.step >= replay.moves.length) go(0);
-    document.getElementById("replay-play").textContent = "⏸ pause";
-    timer = setInterval(() => { if (replay.step >= replay.moves.length) stop(); else go(replay.step + 1); }, 250);
+    document.getElementById("replay-play").textContent = "pause";
+    timer = setInterval(() => { go(replay.step + 1); if (replay.step >= replay.moves.length) stop(); }, 250);
   }
 
   function selectIteration(r) {  // show this instance in the IDA* iteration plot, when it is listed

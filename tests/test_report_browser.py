@@ -1,0 +1,184 @@
+"""The report in a real browser: headless Chromium (Debian's chromium and chromium-driver,
+installed by .ci/install) opens the HTML file from disk with every request sent to a dead
+proxy; nothing may be requested, nothing logged as an error; every plot has drawn data;
+the instance table sorts and filters; a replay reaches the goal in the row's cost.
+A screenshot goes to ``test-artifacts/report/`` (``$TILESWEEP_ARTIFACTS``)."""
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from sweeps_local import report_sweep
+from tilesweep.jobs.report.build import build_report
+from tilesweep.jobs.report.export import chromium_driver
+from tilesweep.jobs.results import load_results
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", ROOT / "test-artifacts")) / "report"
+# Every plot: its name, the length of each glyph renderer's data, and the count of
+# painted pixels on its canvas (bokeh's own view objects, read in the page).
+PLOTS_JS = """
+const out = [];
+for (const view of Bokeh.index.all_views()) {
+  if (view.model.type !== "Figure") continue;
+  const lengths = view.model.renderers.filter((r) => r.data_source).map((r) => r.data_source.get_length());
+  const canvas = view.canvas_view.primary.canvas;
+  const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let painted = 0;
+  for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
+  out.push({name: view.model.name, lengths: lengths, painted: painted});
+}
+return out;
+"""
+
+
+def wait_for(predicate, timeout=60, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps")
+    folder = report_sweep(out)
+    return build_report([str(folder)]).path, load_results(folder)
+
+
+@pytest.fixture(scope="module")
+def page(report):
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are missing; .ci/install installs them")
+        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
+    path, rows = report
+    # The network is off for the page: a proxy on a port nothing listens on, for every host.
+    args = ("--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
+    with chromium_driver(1500, 1200, args=args, logs=("browser", "performance")) as driver:
+        driver.get(path.as_uri())
+        wait_for(lambda: driver.execute_script(
+            "return window.Bokeh && Bokeh.index && [...Bokeh.index.all_views()].length > 0"), what="bokeh views")
+        wait_for(lambda: all(p["painted"] for p in driver.execute_script(PLOTS_JS)), what="painted plots")
+        yield driver, rows
+
+
+def shown_rows(driver):
+    return driver.execute_script("""
+        return [...document.querySelectorAll('#instances tbody tr')].map(
+            (tr) => [...tr.children].map((td) => td.textContent));""")
+
+
+def test_no_requests_and_no_console_errors(page):
+    driver, _ = page
+    events = [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
+    urls = {m["params"]["request"]["url"] for m in events if m["method"] == "Network.requestWillBeSent"}
+    assert urls and all(u.startswith(("file://", "data:")) for u in urls), urls
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_every_plot_is_rendered_with_data(page):
+    driver, rows = page
+    plots = driver.execute_script(PLOTS_JS)
+    names = {p["name"] for p in plots}
+    configs = {f"{a} {h}" for a, h in zip(rows["algorithm"], rows["heuristic"], strict=True)}
+    expected = {f"scatter-{v}-{c}" for v in ("nodes_generated", "seconds") for c in configs if not c.endswith("manhattan")}
+    expected |= {"by-length", "coverage-nodes_generated", "coverage-seconds", "ebf", "iterations"}
+    assert names == expected
+    for p in plots:
+        assert p["lengths"] and max(p["lengths"]) > 0 and p["painted"] > 1000, p
+
+
+def test_instance_table_sorts_and_filters(page):
+    driver, rows = page
+    header = {th.text.strip(" ▲▼"): th for th in driver.find_elements("css selector", "#instances thead th")}
+    driver.find_element("css selector", "#instances th[data-col='nodes']").click()
+    nodes = [int(r[6].replace(",", "")) for r in shown_rows(driver)]
+    assert nodes == sorted(rows["nodes_generated"].astype(int))[:25]
+    driver.find_element("css selector", "#instances th[data-col='nodes']").click()
+    nodes = [int(r[6].replace(",", "")) for r in shown_rows(driver)]
+    assert nodes == sorted(rows["nodes_generated"].astype(int), reverse=True)[:25]
+    assert "nodes" in header
+    box = driver.find_element("id", "instance-filter")
+    box.send_keys("idastar budget")
+    want = rows[(rows["algorithm"] == "idastar") & (rows["status"] == "budget_exceeded")]
+    assert 25 < len(want) <= 50  # two pages
+    shown = shown_rows(driver)
+    driver.find_element("id", "page-next").click()
+    shown += shown_rows(driver)
+    assert sorted(int(r[1]) for r in shown) == sorted(want["instance"])
+    assert all(r[2] == "idastar" and r[4] == "budget_exceeded" for r in shown)
+    assert f"page 2 of 2 · {len(want)} of {len(rows)} rows" in driver.find_element("id", "page-info").text
+    box.clear()
+    box.send_keys("x")
+    box.clear()  # an empty filter shows every row again
+    driver.execute_script("document.getElementById('instance-filter').dispatchEvent(new Event('input'))")
+    assert f"{len(rows)} of {len(rows)} rows" in driver.find_element("id", "page-info").text
+
+
+def open_row(driver, words):
+    box = driver.find_element("id", "instance-filter")
+    box.clear()
+    box.send_keys(words)
+    driver.find_element("css selector", "#instances tbody tr").click()
+    return shown_rows(driver)[0]
+
+
+def replay_state(driver):
+    return driver.execute_script("""
+        const s = document.getElementById('replay-state'), b = document.getElementById('replay-board');
+        return {text: s.textContent, step: +s.dataset.step, goal: s.dataset.goal, tiles: b.dataset.tiles};""")
+
+
+def test_replay_played_to_the_end_reaches_the_goal_in_the_rows_cost(page):
+    driver, rows = page
+    solved = rows[(rows["status"] == "solved") & (rows["algorithm"] == "idastar") & (rows["heuristic"] == "manhattan")]
+    target = solved.sort_values("cost").iloc[-1]
+    row = open_row(driver, f"instance={target['instance']} idastar manhattan")
+    assert row[:4] == ["rep", str(target["instance"]), "idastar", "manhattan"]
+    start = replay_state(driver)
+    assert start["step"] == 0 and start["tiles"] == target["tiles"] and start["goal"] == "no"
+    assert f"h = {target['h0']}" in start["text"]  # the page's Manhattan distance equals the recorded h0
+    driver.find_element("id", "replay-play").click()
+    end = wait_for(lambda: (s := replay_state(driver))["goal"] == "yes" and s, timeout=60, what="the goal board")
+    assert end["step"] == target["cost"] and end["tiles"] == "1 2 3 4 5 6 7 8 0"
+    assert f"move {target['cost']} of {target['cost']}" in end["text"] and "h = 0" in end["text"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("document.getElementById('replay').scrollIntoView()")
+    driver.save_screenshot(str(ARTIFACTS / "report-replay.png"))
+    driver.find_element("id", "replay-back").click()
+    assert replay_state(driver)["step"] == target["cost"] - 1
+
+
+def test_replay_of_linear_conflict_and_pdb_rows(page):
+    driver, rows = page
+    lc = rows[(rows["status"] == "solved") & (rows["algorithm"] == "astar") & (rows["heuristic"] == "linear-conflict")].iloc[0]
+    open_row(driver, f"instance={lc['instance']} algorithm=astar linear-conflict")
+    assert f"h = {lc['h0']}" in replay_state(driver)["text"]
+    pdb = rows[(rows["status"] == "solved") & (rows["heuristic"] == "pdb:4-4")].iloc[0]
+    open_row(driver, f"instance={pdb['instance']} algorithm={pdb['algorithm']} pdb:4-4")
+    driver.find_element("id", "replay-last").click()
+    state = replay_state(driver)
+    assert state["goal"] == "yes" and state["step"] == pdb["cost"] and "not computed in the page" in state["text"]
+
+
+def test_screenshot_of_the_report(page):
+    driver, _ = page
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    height = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(1500, min(height, 16000))
+    driver.execute_script("window.scrollTo(0, 0)")
+    target = ARTIFACTS / "report.png"
+    driver.save_screenshot(str(target))
+    assert target.stat().st_size > 50_000
+    print(f"screenshot: {target}")
