@@ -84,7 +84,7 @@ BAD_SOLVES = [
     (b"\xff\xfe", "not JSON"),
     ([1, 2, 3], "not a JSON object"),
     (b" " * 20_000, "too large"),
-    (b" " * 3_000_000, "too large"),
+    (b" " * 3_000_000, "3000000 bytes is too large"),
 ]
 
 BAD_GETS = [
@@ -106,6 +106,24 @@ BAD_GETS = [
     ("/api/solve", 405),
     ("/nowhere", 404),
 ]
+
+
+def test_a_body_announced_too_large_is_refused_unread(server):
+    """A client announcing 100 MB and waiting for ``100 Continue`` gets the 413 instead."""
+    address = urlsplit(server.url)
+    with socket.create_connection((address.hostname, address.port), timeout=60) as sock:
+        sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100000000\r\nExpect: 100-continue\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+            if answer.endswith(b"\n") and b"\r\n\r\n" in answer:
+                break
+    head, _, body = answer.decode().partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 413")
+    assert_one_line(413, body)
+    assert "100000000 bytes is too large" in body
+    assert_still_serving(server)
 
 
 def assert_one_line(status, text, low=400, high=499):

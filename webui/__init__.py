@@ -35,13 +35,13 @@ def is_loopback(host: str) -> bool:
 
 async def _serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
                  on_ready) -> None:
-    from .app import MAX_BODY, make_app
+    from .app import DRAIN_LIMIT, make_app
     from .solves import SolvePool
 
     sockets = bind_sockets(port, host)  # first: a port in use fails before any worker starts
     pool = SolvePool(solvers, store)
     try:
-        server = HTTPServer(make_app(out, store, limits, pool), max_body_size=MAX_BODY)
+        server = HTTPServer(make_app(out, store, limits, pool), max_body_size=DRAIN_LIMIT)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
         stop = asyncio.Event()

@@ -31,6 +31,7 @@ from .solves import BusyError, Limits, SolvePool
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024   # a 4x4 board and its options take under 200 bytes
+DRAIN_LIMIT = 4 << 20  # larger bodies are refused without reading them
 MAX_WALK = 10_000
 BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
 log = logging.getLogger("tilesweep.webui")
@@ -91,21 +92,31 @@ class SweepPageHandler(PageHandler):
 
 @stream_request_body
 class JsonHandler(Handler):
-    """Reads a JSON body of at most :data:`MAX_BODY` bytes, refusing a larger one before reading it."""
+    """Reads a JSON body of at most :data:`MAX_BODY` bytes. A larger one up to :data:`DRAIN_LIMIT`
+    is read and dropped before the 413, so the client, still sending, receives the answer (a
+    connection closed on unread data is reset, losing it); beyond that, the 413 comes at once
+    (clients sending that much ask first with ``Expect: 100-continue``)."""
 
     def prepare(self) -> None:
         length = self.request.headers.get("Content-Length", "0")
         if not length.isdigit():
             raise HTTPError(400, "Content-Length %r is not a whole number", length)
-        if int(length) > MAX_BODY:
-            raise HTTPError(413, "request body of %s bytes is too large; expected at most %d", length, MAX_BODY)
-        self.request.connection.set_max_body_size(MAX_BODY)
-        self.body = bytearray()
+        if int(length) > DRAIN_LIMIT:
+            self._too_large(int(length))
+        self.body, self.received = bytearray(), 0
 
     def data_received(self, chunk: bytes) -> None:
-        self.body += chunk
+        self.received += len(chunk)
+        if self.received <= MAX_BODY:
+            self.body += chunk
+
+    @staticmethod
+    def _too_large(size: int) -> None:
+        raise HTTPError(413, "request body of %d bytes is too large; expected at most %d", size, MAX_BODY)
 
     def json(self):
+        if self.received > MAX_BODY:
+            self._too_large(self.received)
         try:
             return json.loads(self.body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
