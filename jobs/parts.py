@@ -93,19 +93,41 @@ def read_part(path: Path) -> pa.Table:
     return upgraded
 
 
+def read_footer(path: Path) -> pq.FileMetaData:
+    """One part's Parquet footer (schema, row count, key-value metadata), without its rows;
+    :class:`CorruptPartError` naming it when the footer cannot be read or the columns are
+    not a tilesweep result schema."""
+    try:
+        footer = pq.read_metadata(path)
+        schema = footer.schema.to_arrow_schema()
+    except (pa.ArrowException, OSError) as err:
+        raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
+                               "delete it and rerun the sweep to recompute its chunk") from None
+    if upgrade_table(schema.empty_table()) is None:
+        raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "
+                               "schema; delete it and rerun the sweep")
+    return footer
+
+
 def finished_chunks(spec: SweepSpec) -> set[int]:
-    """Chunks whose parts exist, read back, hold this spec and the expected number of rows."""
-    done = set()
+    """Chunks whose parts exist and whose footers name this spec, their chunk and the expected
+    number of rows. Only footers are read (a rerun of a finished million-instance sweep
+    reads no rows); a part whose rows are damaged behind a sound footer is named when the
+    rows are read (summary, query)."""
+    done, fingerprints = set(), {}
     for path in sorted(results_dir(spec.folder).glob("part-*.parquet")):
-        table = read_part(path)
-        meta = table.schema.metadata or {}
+        footer = read_footer(path)
+        meta = footer.metadata or {}
         chunk = int(meta.get(CHUNK_KEY, b"-1"))
-        if meta.get(SPEC_KEY) is None or SweepSpec.from_json(meta[SPEC_KEY]).fingerprint() != spec.fingerprint():
+        stored = meta.get(SPEC_KEY)
+        if stored is not None and stored not in fingerprints:
+            fingerprints[stored] = SweepSpec.from_json(stored).fingerprint()
+        if stored is None or fingerprints[stored] != spec.fingerprint():
             raise CorruptPartError(f"results part {str(path)!r} belongs to another spec; delete it and rerun")
         lo = chunk * spec.chunk_size
         expected = (min(spec.count, lo + spec.chunk_size) - lo) * len(spec.combos)
-        if path.name != part_name(chunk) or table.num_rows != expected:
-            raise CorruptPartError(f"results part {str(path)!r} holds {table.num_rows} rows of chunk "
+        if path.name != part_name(chunk) or footer.num_rows != expected:
+            raise CorruptPartError(f"results part {str(path)!r} holds {footer.num_rows} rows of chunk "
                                    f"{chunk}; expected {expected}; delete it and rerun")
         done.add(chunk)
     return done

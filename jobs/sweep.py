@@ -14,7 +14,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .instances import make_instances
 from .parts import finished_chunks, open_sweep_folder, write_part
 from .results import load_results
 from .schema import rows_to_table
@@ -44,9 +43,10 @@ class Plan:
 
 
 def prepare(spec: SweepSpec) -> Plan:
-    """Open the sweep folder, generate the instances, and find the finished chunks."""
+    """Open the sweep folder, plan the chunks (index ranges: the tasks make their
+    instances), and find the finished chunks from the parts' footers."""
     open_sweep_folder(spec)
-    plan = Plan(spec, chunk_jobs(spec, make_instances(spec)))
+    plan = Plan(spec, chunk_jobs(spec))
     plan.done = finished_chunks(spec)
     return plan
 

@@ -15,6 +15,7 @@ from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.solve import solve
 
+from .instances import InstanceRange, file_boards
 from .schema import normalise_row
 from .spec import SweepSpec
 
@@ -31,19 +32,28 @@ class ChunkJob:
     goal: tuple[int, ...]
     combos: tuple[tuple[str, str], ...]
     max_nodes: int | None
-    instances: tuple[tuple[int, tuple[int, ...]], ...]  # (index, tiles)
+    # (index, tiles) pairs: an InstanceRange for seeded sources, made where it is solved
+    instances: InstanceRange | tuple[tuple[int, tuple[int, ...]], ...]
     time_limit: float | None = None
     max_memory: int | None = None
 
 
-def chunk_jobs(spec: SweepSpec, boards: list[Board]) -> list[ChunkJob]:
-    """Split the instances into ``spec.chunk_size`` runs of consecutive indices."""
+def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
+    """Split the instances into ``spec.chunk_size`` runs of consecutive indices.
+
+    A seeded source's chunk carries its index range only (O(chunks), whatever the count);
+    a file's boards are read here and travel with the task (a worker may not see the file).
+    """
+    boards = None if spec.instances.seeded else file_boards(spec)
     jobs = []
     for chunk in range(spec.n_chunks):
         lo, hi = chunk * spec.chunk_size, min(spec.count, (chunk + 1) * spec.chunk_size)
+        if boards is None:
+            instances = InstanceRange(spec.instances, spec.seed, spec.size, spec.goal_tuple, lo, hi)
+        else:
+            instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
-                             spec.max_nodes, tuple((i, boards[i].tiles) for i in range(lo, hi)),
-                             spec.time_limit, spec.max_memory))
+                             spec.max_nodes, instances, spec.time_limit, spec.max_memory))
     return jobs
 
 

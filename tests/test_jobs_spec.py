@@ -98,7 +98,7 @@ def test_instance_i_depends_only_on_seed_and_i(tmp_path, source):
 
 def test_chunks_cover_every_instance_once(tmp_path):
     spec = spec_of(tmp_path, count=23, chunk_size=5)
-    jobs = chunk_jobs(spec, make_instances(spec))
+    jobs = chunk_jobs(spec)
     assert [len(j.instances) for j in jobs] == [5, 5, 5, 5, 3]
     assert [i for j in jobs for i, _ in j.instances] == list(range(23))
 
@@ -106,7 +106,7 @@ def test_chunks_cover_every_instance_once(tmp_path):
 def test_a_solve_that_raises_is_an_error_row(tmp_path, monkeypatch):
     spec = spec_of(tmp_path, count=3, name="faulty", chunk_size=3)
     monkeypatch.setenv("TILESWEEP_FAULT_INSTANCES", "faulty:1,other:2")
-    rows = solve_chunk(chunk_jobs(spec, make_instances(spec))[0])
+    rows = solve_chunk(chunk_jobs(spec)[0])
     assert [r["status"] for r in rows] == ["solved", "error", "solved"]
     assert "injected fault on instance 1" in rows[1]["error"] and rows[0]["error"] is None
     assert json.loads(rows[0]["iterations"])[-1]["bound"] == rows[0]["cost"]
