@@ -1,0 +1,124 @@
+"""Every short command of README.md and docs/*.md runs as written.
+
+Commands are the lines of the docs' fenced shell blocks that start with ``tilesweep`` or
+``python cli.py`` (also after ``&&``); ``python -m tilesweep.cli`` stands for the program, so
+this checks a checkout and an installed wheel alike. They run in a scratch folder with a
+pattern-database store of their own (``$TILESWEEP_STORE``), where:
+
+- ``sweeps/NAME`` (and docker.md's ``results/sweeps/demo``) names a small sweep run in this
+  process first;
+- a ``toml`` block whose first line is ``# FILE.toml: ...`` is written to ``FILE.toml``;
+- a ``sweep`` starts a local Dask cluster (tier ``cluster``) and runs on a tiny count:
+  ``--count 3 --workers 1`` is appended, and the last value of an option wins.
+
+What cannot run here is skipped with its reason (:data:`SKIPS`).
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sweeps_local import local_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PROGRAMS = ("tilesweep ", "python cli.py ")
+SHELL_BLOCKS = ("", "sh", "bash", "shell", "console")
+TINY = ["--count", "3", "--workers", "1"]
+SKIPS = [  # (pattern in the command, why it cannot run here)
+    (r"--scheduler \S+://", "needs a Dask scheduler running at that address (the cluster tests start their own)"),
+    (r"^tilesweep ui\b", "starts a server that runs until stopped (tests/test_webui_http.py drives it)"),
+    (r"7-8", "builds or reads the 7-8 pattern database: about 5 minutes and 3.6 GB"),
+    (r"\.\.\.|…", "elided, not a whole command"),
+    (r"--figures\b", "drives Chromium (tier browser)"),
+]
+PLACEHOLDERS = {"results/sweeps/demo": "sweeps/docs-demo", "sweeps/NAME": "sweeps/docs-demo"}
+
+
+def fenced_blocks(path: Path):
+    """(language, first line number, lines) of every fenced block of ``path``."""
+    block, language, start = None, "", 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if block is None:
+                block, language, start = [], line[3:].strip(), number + 1
+            else:
+                yield language, start, block
+                block = None
+        elif block is not None:
+            block.append(line)
+
+
+def doc_commands():
+    """(where, command) of every command in the docs, continuation lines joined."""
+    for path in DOCS:
+        for language, start, lines in fenced_blocks(path):
+            if language not in SHELL_BLOCKS:
+                continue
+            text = "\n".join(lines).replace("\\\n", " ")
+            for offset, line in enumerate(text.splitlines()):
+                for part in line.split("&&"):
+                    part = part.strip()
+                    if part.startswith(PROGRAMS):
+                        yield f"{path.relative_to(ROOT)}:{start + offset}", part
+
+
+def spec_files() -> dict[str, str]:
+    """{file name: text} of the docs' ``toml`` blocks that name their file."""
+    out = {}
+    for path in DOCS:
+        for language, _, lines in fenced_blocks(path):
+            match = re.match(r"# (\S+\.toml):", lines[0]) if language == "toml" and lines else None
+            if match:
+                out[match.group(1)] = "\n".join(lines) + "\n"
+    return out
+
+
+def cases():
+    for where, command in doc_commands():
+        skip = next((why for pattern, why in SKIPS if re.search(pattern, command)), None)
+        marks = [pytest.mark.skip(reason=skip)] if skip else []
+        if re.match(r"(tilesweep|python cli\.py) sweep\b", command):
+            marks.append(pytest.mark.cluster)
+        yield pytest.param(command, id=where, marks=marks)
+
+
+def test_the_docs_have_commands():
+    found = [command for _, command in doc_commands()]
+    assert any(c.startswith("tilesweep solve") for c in found) and any(" summary " in c for c in found)
+    assert any(c.startswith("tilesweep sweep") and ".toml" in c for c in found), "sweep-spec.md's example"
+    assert "walk30.toml" in spec_files()
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A folder with the docs' spec files, a sweep for ``sweeps/NAME`` and its own store."""
+    folder = tmp_path_factory.mktemp("docs")
+    for name, text in spec_files().items():
+        (folder / name).write_text(text)
+    local_sweep(folder / "sweeps", "docs-demo", size=3, count=10, seed=1, algorithms=("astar", "idastar"),
+                heuristics=("manhattan", "linear-conflict"))
+    env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    env["TILESWEEP_STORE"] = str(folder / "pdb")
+    return folder, env
+
+
+def argv_of(command: str) -> list[str]:
+    for placeholder, path in PLACEHOLDERS.items():
+        command = command.replace(placeholder, path)
+    words = shlex.split(command, comments=True)
+    words = words[2:] if words[:2] == ["python", "cli.py"] else words[1:]
+    return [sys.executable, "-m", "tilesweep.cli", *words, *(TINY if words[0] == "sweep" else [])]
+
+
+@pytest.mark.parametrize("command", list(cases()))
+def test_the_command_runs_as_written(command, scratch):
+    folder, env = scratch
+    proc = subprocess.run(argv_of(command), cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{command}\n{proc.stderr[-2000:]}"
+    assert proc.stdout.strip() and "Traceback" not in proc.stderr
