@@ -122,6 +122,8 @@ def test_instance_data_carries_every_row_with_tiles_and_moves(swept):
     blob = re.search(r'<script type="application/json" id="instance-data">(.*?)</script>', html, re.S).group(1)
     data = json.loads(blob)
     columns = dict(zip(data["columns"], data["data"], strict=True))
+    for name, values in data["lookups"].items():
+        columns[name] = [values[k] for k in columns[name]]
     rows = load_results(folder)
     assert len(columns["sweep"]) == len(rows) == 360 and data["note"] == ""
     index = {(s, i, a, h): k for k, (s, i, a, h) in enumerate(zip(columns["sweep"], columns["instance"],
@@ -131,7 +133,7 @@ def test_instance_data_carries_every_row_with_tiles_and_moves(swept):
         assert data["boards"][columns["board"][k]] == row.tiles
         assert columns["moves"][k] == (row.moves if isinstance(row.moves, str) else "")
         assert columns["status"][k] == row.status
-    assert data["goals"] == {"3|blank-last": [1, 2, 3, 4, 5, 6, 7, 8, 0]}
+    assert data["goals"] == {"3|blank-last": [1, 2, 3, 4, 5, 6, 7, 8, 0]} and set(columns["goal"]) == {"3|blank-last"}
 
 
 def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
@@ -140,7 +142,7 @@ def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
     monkeypatch.setattr(page, "MAX_TABLE_ROWS", 60)
     built = build_report([str(folder)], str(tmp_path / "thin.html"))
     scatter = built.figures["scatter-nodes_generated-astar linear-conflict"]
-    assert len(scatter.renderers[-1].data_source.data["x"]) == 25
+    assert sum(len(r.data_source.data["x"]) for r in scatter.renderers[1:]) == 25
     assert "(25 of 60 shown: a uniform random sample)" in scatter.title.text
     html = built.path.read_text()
     assert "The table holds every run of 10 of the 60 instances" in html
@@ -150,12 +152,19 @@ def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
 
 def test_scatter_draws_unsolved_runs_on_the_edge(swept):
     _, built, _ = swept
-    source = built.figures["scatter-nodes_generated-idastar linear-conflict"].renderers[-1].data_source.data
-    unsolved = np.array([s != "solved" for s in source["status"]])
-    assert unsolved.any()
-    edge = max(np.max(source["x"]), np.max(source["y"]))
-    assert (np.asarray(source["y"])[unsolved] == edge).all()
-    assert (np.asarray(source["y"])[~unsolved] < edge).all()
+    fig = built.figures["scatter-nodes_generated-idastar linear-conflict"]
+    solved, unsolved = (r.data_source.data for r in fig.renderers[1:])
+    rows = load_results(swept[0])
+    lc = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "linear-conflict")].set_index("instance")
+    base = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "manhattan")].set_index("instance")
+    not_both = (lc["status"] != "solved") | (base["status"] != "solved")
+    assert sorted(unsolved["instance"]) == sorted(not_both.index[not_both]) and len(unsolved["instance"]) > 0
+    edge = max(np.max(unsolved["x"]), np.max(unsolved["y"]))
+    assert sorted(solved["instance"]) == sorted(not_both.index[~not_both])
+    assert solved["x"] == pytest.approx(base.loc[solved["instance"], "nodes_generated"].to_numpy(float))
+    assert max(np.max(solved["x"]), np.max(solved["y"])) < edge
+    lc_unsolved = lc.loc[unsolved["instance"], "status"].ne("solved").to_numpy()
+    assert (np.asarray(unsolved["y"])[lc_unsolved] == edge).all()
 
 
 def test_compare_section_when_asked(swept, tmp_path):

@@ -35,10 +35,10 @@ class ReportData:
     config_keys: list[str]
     baseline: str
     con: object = field(repr=False, default=None)
+    configs: list[str] = field(init=False)
 
-    @property
-    def configs(self) -> list[str]:
-        return list(dict.fromkeys(self.rows["config"]))
+    def __post_init__(self):
+        self.configs = list(self.rows["config"].unique())
 
     @property
     def statuses(self) -> list[str]:

@@ -97,14 +97,21 @@ def instance_data(data: ReportData) -> dict:
 
     def num(series, digits=None):
         values = series.to_numpy(float)
-        return [None if math.isnan(v) else (round(v, digits) if digits else int(v)) for v in values]
+        return [None if math.isnan(v) else (float(f"{v:.{digits}g}") if digits else int(v)) for v in values]
 
-    columns = [rows["sweep"].tolist(), rows["instance"].astype(int).tolist(), rows["algorithm"].tolist(),
-               rows["heuristic"].tolist(), rows["status"].tolist(), num(rows["cost"]), num(rows["nodes_generated"]),
-               num(rows["ebf"], 5), num(rows["seconds"], 7), num(rows["h0"]), board_index.tolist(),
-               rows["moves"].fillna("").tolist(), rows["size"].astype(int).tolist(),
-               (rows["size"].astype(str) + "|" + rows["goal"]).tolist()]
-    return {"columns": TABLE_COLUMNS + ["board", "moves", "size", "goal"], "data": columns,
+    def codes(series):  # small integers into a list of the distinct values (decoded by the page)
+        index, values = pd.factorize(series)
+        return index.tolist(), [v.item() if hasattr(v, "item") else v for v in values]
+
+    columns, lookups = {}, {}
+    for name in ("sweep", "algorithm", "heuristic", "status", "goal"):
+        series = rows["size"].astype(str) + "|" + rows["goal"] if name == "goal" else rows[name]
+        columns[name], lookups[name] = codes(series)
+    columns.update(instance=rows["instance"].astype(int).tolist(), cost=num(rows["cost"]),
+                   nodes=num(rows["nodes_generated"]), ebf=num(rows["ebf"], 5), seconds=num(rows["seconds"], 3),
+                   h0=num(rows["h0"]), board=board_index.tolist(), moves=rows["moves"].fillna("").tolist(),
+                   size=rows["size"].astype(int).tolist())
+    return {"columns": list(columns), "data": list(columns.values()), "lookups": lookups,
             "boards": boards.tolist(), "goals": goals, "note": note}
 
 

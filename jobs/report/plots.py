@@ -82,13 +82,14 @@ def scatter(data: ReportData, config: str, base: str, value: str):
     for where in ("width", "height"):
         fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
     both = ok_x & ok_y
-    source = ColumnDataSource(dict(x=x, y=y, instance=(pairs["sweep"] + ":" + pairs["instance"].astype(str)).to_numpy(),
-                                   base_value=pairs[f"{value}_base"].to_numpy(float), value=pairs[value].to_numpy(float),
-                                   status_base=pairs["status_base"].to_numpy(), status=pairs["status"].to_numpy(),
-                                   colour=np.where(both, "#1f77b4", "#d62728")))
-    dots = fig.scatter("x", "y", source=source, size=4, alpha=0.5, color="colour")
-    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("instance", "@instance"), (base, "@base_value (@status_base)"),
-                                                        (config, "@value (@status)")]))
+    instance = pairs["instance"].to_numpy("int64")
+    tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}")]
+    for mask, colour, state in ((both, "#1f77b4", "both solved"), (~both, "#d62728", "not solved by one or both")):
+        source = ColumnDataSource(dict(x=x[mask], y=y[mask], instance=instance[mask],
+                                       base_value=pairs[f"{value}_base"].to_numpy(float)[mask],
+                                       value=pairs[value].to_numpy(float)[mask]))
+        dots = fig.scatter("x", "y", source=source, size=4, alpha=0.5, color=colour, name=state)
+        fig.add_tools(HoverTool(renderers=[dots], tooltips=tips + [("", state)]))
     return fig
 
 

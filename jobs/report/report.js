@@ -5,6 +5,8 @@
   "use strict";
   const DATA = JSON.parse(document.getElementById("instance-data").textContent);
   const COLS = DATA.columns, COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
+  for (const [col, values] of Object.entries(DATA.lookups))  // codes back to their text
+    DATA.data[COL[col]] = DATA.data[COL[col]].map((k) => values[k]);
   const SHOWN = ["sweep", "instance", "algorithm", "heuristic", "status", "cost", "nodes", "ebf", "seconds", "h0"];
   const N = DATA.data[0].length, PAGE = 25;
   const value = (row, col) => DATA.data[COL[col]][row];
