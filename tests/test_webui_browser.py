@@ -12,8 +12,9 @@ import time
 
 import pytest
 
+from sweeps_local import local_sweep
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, ENV, ROOT, Server, make_sweep
+from webui_server import ARTIFACTS, ENV, ROOT, Server
 
 pytestmark = pytest.mark.browser
 
@@ -24,8 +25,8 @@ SEED = "7 6 2 8 5 3 0 1 4"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("ui")
-    make_sweep(root / "sweeps", "compare", size="3", count="40", seed="3", algorithms=("astar", "idastar"),
-               heuristics=("manhattan", "linear-conflict"), chunk_size="10")
+    local_sweep(root / "sweeps", "compare", size=3, count=40, seed=3, algorithms=("astar", "idastar"),
+                heuristics=("manhattan", "linear-conflict"), chunk_size=10)
     srv = Server(root / "sweeps", root / "store")
     srv.root = root
     yield srv

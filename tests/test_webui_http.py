@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 import pytest
 from typer.testing import CliRunner
 
+from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, Server, make_sweep
+from webui_server import ARTIFACTS, Server
 
 KORF_COSTS = {9: 46, 12: 45, 19: 46, 42: 42, 47: 47, 55: 41, 79: 42, 97: 44}  # Korf (1985), Table 1
 
@@ -25,8 +26,8 @@ KORF_COSTS = {9: 46, 12: 45, 19: 46, 42: 42, 47: 47, 55: 41, 79: 42, 97: 44}  # 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("ui")
-    make_sweep(root / "sweeps", "small", size="3", count="12", algorithms=("astar",), heuristics=("manhattan",),
-               chunk_size="4")
+    local_sweep(root / "sweeps", "small", size=3, count=12, algorithms=("astar",), heuristics=("manhattan",),
+                chunk_size=4)
     (root / "sweeps" / "small" / "link").symlink_to("/etc")
     srv = Server(root / "sweeps", root / "store", "--solvers", "2")
     srv.root = root

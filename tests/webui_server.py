@@ -1,4 +1,4 @@
-"""Starting ``tilesweep ui`` for the web UI's tests, and making small sweeps for it to show."""
+"""Starting ``tilesweep ui`` for the web UI's tests."""
 
 from __future__ import annotations
 
@@ -39,16 +39,3 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-
-
-def make_sweep(out: Path, name: str, **options) -> Path:
-    """Run a small sweep in this process (no Dask) into ``out/name``; return its folder."""
-    from tilesweep.jobs.spec import build_spec
-    from tilesweep.jobs.sweep import finish, prepare, run_local
-
-    base = dict(size=None, goal=None, count=None, seed=None, instances=None, algorithms=(), heuristics=(),
-                out=str(out), name=name, store=None, scheduler=None, max_nodes=None, chunk_size=None, workers=None)
-    spec, _ = build_spec({**base, **options}, None, 1)
-    run_local(prepare(spec))
-    finish(spec)
-    return spec.folder
