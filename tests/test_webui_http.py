@@ -210,6 +210,19 @@ def test_pdb_solve_once_its_tables_are_built(server):
     assert pdb["nodes_generated"] < plain["nodes_generated"]
 
 
+def test_a_sweeps_report_is_linked_and_served(tmp_path, server):
+    folder = local_sweep(server.root / "sweeps", "reported", size=3, count=6, algorithms=("astar",),
+                         heuristics=("manhattan", "misplaced"), chunk_size=3)
+    detail = json.loads(request(server, "GET", "/api/sweeps/reported")[1])
+    assert detail["report"] is None
+    made = CliRunner().invoke(app, ["report", str(folder)])
+    assert made.exit_code == 0, made.output
+    detail = json.loads(request(server, "GET", "/api/sweeps/reported")[1])
+    assert detail["report"] == "/files/reported/report.html"
+    status, text = request(server, "GET", detail["report"])
+    assert status == 200 and text == (folder / "report.html").read_text()
+
+
 def test_get_writes_nothing(server):
     out = server.root / "sweeps"
     (out / "small" / "summary.parquet").unlink()  # a GET must not write it back
