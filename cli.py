@@ -395,13 +395,12 @@ def summary(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tilesweep.jobs.results import load_results
     from tilesweep.jobs.summary import format_summary, summarize
 
     def action():
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        frame = summarize(load_results(results), baseline)
+        frame = summarize(results, baseline)
         path = _summary_path(results)
         if path is not None:
             pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
@@ -429,6 +428,7 @@ def query(
 
     from tilesweep.jobs.query import FORMATS, parse_query, run_query
     from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.schema import COLUMNS
     from tilesweep.jobs.summary import format_frame
 
     def action():
@@ -437,7 +437,7 @@ def query(
         if fmt == "parquet" and not output:
             raise InvalidOptionError("format 'parquet' needs --output FILE")
         q = parse_query(where, group_by, tuple(agg or ()), sort, limit)
-        frame = run_query(load_results(results), q)
+        frame = run_query(load_results(results, q.columns(COLUMNS)), q)
         if fmt == "parquet":
             frame.to_parquet(output, index=False)
             return None

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
-from .schema import CHUNK_KEY, SPEC_KEY, upgrade_table
+from .schema import CHUNK_KEY, COLUMNS, RESULT_SCHEMA, SPEC_KEY, upgrade_table
 from .spec import SweepSpec
 
 
@@ -79,13 +79,21 @@ def write_part(spec: SweepSpec, chunk: int, table: pa.Table) -> Path:
     return path
 
 
-def read_part(path: Path) -> pa.Table:
-    """Read one part fully, or raise :class:`CorruptPartError` naming it."""
+def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """Read one part (only ``columns`` of the result schema, when given), or raise
+    :class:`CorruptPartError` naming it."""
+    if columns is not None:
+        footer = read_footer(path)
+        present = [c for c in COLUMNS if c in columns and c in footer.schema.names]
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, columns=None if columns is None else present)
     except (pa.ArrowException, OSError) as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
                                "delete it and rerun the sweep to recompute its chunk") from None
+    if columns is not None:  # columns added after the part was written read as nulls
+        wanted = [f for f in RESULT_SCHEMA if f.name in columns]
+        return pa.table([table.column(f.name) if f.name in present else pa.nulls(table.num_rows, f.type)
+                         for f in wanted], schema=pa.schema(wanted, metadata=table.schema.metadata))
     upgraded = upgrade_table(table)
     if upgraded is None:
         raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "

@@ -27,6 +27,17 @@ class Query:
     sort: str | None = None
     limit: int | None = None
 
+    def columns(self, known) -> list[str] | None:
+        """The result columns an aggregating query reads (None: every column, for a query
+        that lists rows or names a column not in ``known``)."""
+        if not (self.group_by or self.aggs):
+            return None
+        named = [*self.group_by, *(c for c, _ in self.aggs or (("instance", "count"),))]
+        if any(c not in known for c in named):
+            return None
+        in_where = set(re.findall(r"\w+", self.where or "")) & set(known)
+        return [c for c in known if c in in_where or c in named]
+
 
 def _check_columns(df: pd.DataFrame, columns, what: str) -> None:
     for column in columns:

@@ -32,12 +32,16 @@ def part_paths(path: str | Path) -> list[Path]:
     return parts
 
 
-def load_table(path: str | Path) -> pa.Table:
-    """All rows under ``path`` as one Arrow table; a part that fails to read is named."""
-    tables = [read_part(p).replace_schema_metadata(None) for p in part_paths(path)]
-    return pa.concat_tables(tables) if tables else RESULT_SCHEMA.empty_table()
+def load_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """All rows under ``path`` as one Arrow table (only ``columns``, when given, in the
+    order of the schema); a part that fails to read is named."""
+    tables = [read_part(p, columns).replace_schema_metadata(None) for p in part_paths(path)]
+    if tables:
+        return pa.concat_tables(tables)
+    return RESULT_SCHEMA.empty_table().select([c for c in RESULT_SCHEMA.names if columns is None or c in columns])
 
 
-def load_results(path: str | Path) -> pd.DataFrame:
-    """All rows under ``path`` as a DataFrame (nullable integer columns stay nullable)."""
-    return load_table(path).to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+def load_results(path: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """All rows under ``path`` as a DataFrame (nullable integer columns stay nullable);
+    with ``columns``, only those are read."""
+    return load_table(path, columns).to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)

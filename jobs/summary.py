@@ -9,73 +9,123 @@ heuristic, each other heuristic is paired with it per algorithm on the same inst
 (same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
 ``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, and ``fewer`` /
 ``equal`` / ``more`` count pairs by per-instance nodes.
+
+The figures are computed by DuckDB, from the Parquet parts in place when given a results
+path (only the columns used are read, rows are never all in memory) or from a DataFrame.
+Medians and percentiles interpolate linearly, as pandas' ``quantile`` does.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.status import STATUSES
 
+from .parts import CorruptPartError, read_footer
+from .results import part_paths
+
 KEYS = ["size", "algorithm", "heuristic"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
 STATUS_COLUMNS = list(STATUSES)
+USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds"]
+FIGURES = ["nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
+           "seconds_mean", "nodes_per_second"]
+GROUPED = "size IS NOT NULL AND algorithm IS NOT NULL AND heuristic IS NOT NULL"
+
+COUNTS = f"""SELECT size, algorithm, heuristic, status, count(*) AS n, min(_order) AS first
+FROM rows WHERE {GROUPED} GROUP BY ALL"""
+STATS = f"""SELECT size, algorithm, heuristic,
+  avg(nodes_generated::DOUBLE) AS nodes_mean,
+  quantile_cont(nodes_generated::DOUBLE, 0.5) AS nodes_median,
+  quantile_cont(nodes_generated::DOUBLE, 0.9) AS nodes_p90,
+  max(nodes_generated::DOUBLE) AS nodes_max,
+  avg(ebf) AS ebf_mean, avg(cost::DOUBLE) AS cost_mean, avg(seconds) AS seconds_mean,
+  CASE WHEN sum(seconds) > 0 THEN sum(nodes_generated::DOUBLE) / sum(seconds) END AS nodes_per_second
+FROM rows WHERE status = 'solved' AND {GROUPED} GROUP BY ALL"""
+# Pairs of solved runs of one instance and algorithm, against the baseline heuristic
+# (a run listed twice counts once: the first).
+PAIRS = f"""WITH solved AS (
+  SELECT * FROM rows WHERE status = 'solved' AND {GROUPED}
+  QUALIFY row_number() OVER (PARTITION BY {", ".join(INSTANCE_KEYS)}, algorithm, heuristic ORDER BY _order) = 1),
+base AS (SELECT * FROM solved WHERE heuristic = $baseline)
+SELECT s.size, s.algorithm, s.heuristic, count(*) AS paired,
+  sum(s.nodes_generated::DOUBLE) AS n, sum(b.nodes_generated::DOUBLE) AS ref,
+  count(*) FILTER (WHERE s.nodes_generated < b.nodes_generated) AS fewer,
+  count(*) FILTER (WHERE s.nodes_generated = b.nodes_generated) AS equal,
+  count(*) FILTER (WHERE s.nodes_generated > b.nodes_generated) AS more
+FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm) GROUP BY ALL"""
 
 
-def status_columns(df: pd.DataFrame) -> list[str]:
-    """Every status of the vocabulary, then any other status found in ``df``."""
-    return STATUS_COLUMNS + sorted(set(df["status"].dropna()) - set(STATUS_COLUMNS))
+def _literal(text) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
 
 
-def _group_stats(group: pd.DataFrame, statuses: list[str]) -> pd.Series:
-    solved = group[group["status"] == "solved"]
-    nodes = solved["nodes_generated"].astype("float64")
-    seconds = solved["seconds"].astype("float64").sum()
-    out = {"instances": len(group)}
-    out.update({s: int((group["status"] == s).sum()) for s in statuses})
-    out.update({
-        "nodes_mean": nodes.mean(), "nodes_median": nodes.median(),
-        "nodes_p90": nodes.quantile(0.9) if len(nodes) else np.nan, "nodes_max": nodes.max(),
-        "ebf_mean": solved["ebf"].astype("float64").mean(),
-        "cost_mean": solved["cost"].astype("float64").mean(),
-        "seconds_mean": solved["seconds"].astype("float64").mean(),
-        "nodes_per_second": nodes.sum() / seconds if seconds > 0 else np.nan,
-    })
-    return pd.Series(out)
+def _rows_view(con: duckdb.DuckDBPyConnection, rows) -> None:
+    """View ``rows`` with the used columns and ``_order`` (the rows' order, for first-seen
+    group order): a DataFrame, or the parts under a results path read in place."""
+    if isinstance(rows, (str, Path)):
+        paths = part_paths(rows)
+        for path in paths:
+            read_footer(path)  # a truncated or foreign part is named before DuckDB reads
+        con.register("_files", pa.table({"filename": [str(p) for p in paths], "i": range(len(paths))}))
+        files = ", ".join(_literal(p) for p in paths)
+        con.execute(f"""CREATE VIEW rows AS SELECT {", ".join(USED)}, f.i * 4294967296 + r.file_row_number AS _order
+            FROM read_parquet([{files}], union_by_name = true, filename = true, file_row_number = true) r
+            JOIN _files f USING (filename)""")
+        return
+    table = pa.Table.from_pandas(rows.reindex(columns=USED), preserve_index=False)  # absent: nulls
+    con.register("_rows", table.append_column("_order", pa.array(np.arange(len(rows)))))
+    con.execute("CREATE VIEW rows AS SELECT * FROM _rows")
 
 
-def _baseline_columns(df: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    solved = df[df["status"] == "solved"].drop_duplicates(INSTANCE_KEYS + ["algorithm", "heuristic"])
-    base = solved[solved["heuristic"] == baseline][INSTANCE_KEYS + ["algorithm", "nodes_generated"]]
-    pairs = solved.merge(base, on=INSTANCE_KEYS + ["algorithm"], suffixes=("", "_base"))
-    nodes, ref = pairs["nodes_generated"].astype("float64"), pairs["nodes_generated_base"].astype("float64")
-    pairs = pairs.assign(fewer=nodes < ref, equal=nodes == ref, more=nodes > ref, n=nodes, ref=ref)
-    grouped = pairs.groupby(KEYS, sort=False).agg(
-        paired=("n", "size"), n=("n", "sum"), ref=("ref", "sum"),
-        fewer=("fewer", "sum"), equal=("equal", "sum"), more=("more", "sum"))
-    grouped["node_reduction_pct"] = 100.0 * (1.0 - grouped["n"] / grouped["ref"])
-    return grouped.drop(columns=["n", "ref"]).reset_index()
+def _frame(con, query: str, **params) -> pd.DataFrame:
+    try:
+        return con.execute(query, params or None).df()
+    except duckdb.Error as err:
+        first = str(err).strip().splitlines()[0]
+        raise CorruptPartError(f"results cannot be read: {first}; delete the part it names and rerun "
+                               "the sweep to recompute its chunk") from None
 
 
-def summarize(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
-    """One row per (size, algorithm, heuristic) in first-seen order; see the module doc."""
-    if baseline is not None and baseline not in set(df["heuristic"]):
+def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> pd.DataFrame:
+    """One row per (size, algorithm, heuristic) in first-seen order; see the module doc.
+
+    ``rows``: result rows (a DataFrame), or a results path as :func:`~.results.part_paths`
+    takes (a sweep folder, its ``results/``, a part or a folder of sweeps).
+    """
+    con = duckdb.connect()
+    _rows_view(con, rows)
+    counts = _frame(con, COUNTS)
+    groups = counts.groupby(KEYS, sort=False)["first"].min().sort_values(kind="stable").index
+    heuristics = list(dict.fromkeys(groups.get_level_values("heuristic")))
+    if baseline is not None and baseline not in heuristics:
         raise InvalidOptionError(f"baseline {baseline!r} is not a heuristic of these results; "
-                                 f"expected one of: {', '.join(dict.fromkeys(df['heuristic']))}")
-    statuses = status_columns(df)
-    rows = [dict(zip(KEYS, key, strict=True)) | _group_stats(group, statuses).to_dict()
-            for key, group in df.groupby(KEYS, sort=False)]
-    out = pd.DataFrame(rows, columns=KEYS + ["instances"] + statuses + [
-        "nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
-        "seconds_mean", "nodes_per_second"])
+                                 f"expected one of: {', '.join(heuristics)}")
+    statuses = STATUS_COLUMNS + sorted(set(counts["status"].dropna()) - set(STATUS_COLUMNS))
+    by_status = counts.pivot_table(index=KEYS, columns="status", values="n", aggfunc="sum", fill_value=0)
+    out = pd.DataFrame(index=groups)
+    out["instances"] = counts.groupby(KEYS)["n"].sum()
+    for status in statuses:
+        out[status] = by_status[status] if status in by_status else 0
+    out = out.join(_frame(con, STATS).set_index(KEYS)).reset_index()
+    out = out.reindex(columns=KEYS + ["instances"] + statuses + FIGURES)
+    out["size"] = out["size"].astype("int64")
     for column in ["instances"] + statuses:
-        out[column] = out[column].astype("int64")
+        out[column] = out[column].fillna(0).astype("int64")
+    for column in FIGURES:
+        out[column] = out[column].astype("float64")
     if baseline is not None:
-        out = out.merge(_baseline_columns(df, baseline), on=KEYS, how="left")
+        pairs = _frame(con, PAIRS, baseline=baseline)
+        pairs["node_reduction_pct"] = 100.0 * (1.0 - pairs["n"] / pairs["ref"])
+        pairs["size"] = pairs["size"].astype("int64")
+        out = out.merge(pairs.drop(columns=["n", "ref"]), on=KEYS, how="left")
         for column in ("paired", "fewer", "equal", "more"):
             out[column] = out[column].fillna(0).astype("int64")
     return out

@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .parts import finished_chunks, open_sweep_folder, write_part
-from .results import load_results
 from .schema import rows_to_table
 from .spec import SweepSpec
 from .summary import summarize
@@ -62,7 +61,7 @@ def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
 
 def finish(spec: SweepSpec, baseline: str | None = None):
     """Summarise every row of the sweep and write ``summary.parquet``; return the summary."""
-    summary = summarize(load_results(spec.folder), baseline)
+    summary = summarize(spec.folder, baseline)
     path = Path(spec.folder) / "summary.parquet"
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     pq.write_table(pa.Table.from_pandas(summary, preserve_index=False), tmp)

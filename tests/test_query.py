@@ -34,3 +34,13 @@ def test_bad_queries_are_one_line_errors(kwargs, fragment):
     with pytest.raises(InvalidOptionError) as err:
         run_query(ROWS, parse_query(**kwargs))
     assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_aggregating_query_reads_only_its_columns():
+    from tilesweep.jobs.schema import COLUMNS
+
+    q = parse_query('status == "solved" and cost > 20', "heuristic", ("nodes_generated:mean",))
+    assert q.columns(COLUMNS) == ["heuristic", "status", "cost", "nodes_generated"]
+    assert parse_query(aggs=("cost:max",)).columns(COLUMNS) == ["cost"]
+    assert parse_query('status == "solved"').columns(COLUMNS) is None  # rows are listed whole
+    assert parse_query(group_by="colour").columns(COLUMNS) is None  # refused with every column named

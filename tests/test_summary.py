@@ -84,3 +84,22 @@ def test_several_sizes_add_the_size_column_and_no_baseline_drops_reduction():
     rows = pd.concat([korf_like_rows(), ROWS])
     lines = format_summary(summarize(rows), "table").splitlines()
     assert lines[0].split()[:2] == ["size", "algorithm"] and "reduction" not in lines[0]
+
+
+def test_a_results_path_is_summarised_in_place_like_its_rows(tmp_path):
+    """DuckDB reads the parts in place; the figures are those of the same rows in memory
+    (percentiles may differ in the last bit: the interpolation is written differently)."""
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import prepare, run_local
+
+    spec = build_spec({"out": str(tmp_path), "name": "s", "count": 60, "chunk_size": 7, "max_nodes": 300,
+                       "algorithms": ("astar", "idastar"), "heuristics": ("manhattan", "misplaced")})[0]
+    run_local(prepare(spec))
+    rows = load_results(spec.folder)
+    for baseline in (None, "manhattan"):
+        on_disk = summarize(spec.folder, baseline)
+        assert on_disk.columns.tolist() == summarize(rows, baseline).columns.tolist()
+        pd.testing.assert_frame_equal(on_disk, summarize(rows, baseline), check_exact=False, rtol=1e-12)
+    assert on_disk["budget_exceeded"].sum() > 0 and on_disk["solved"].sum() > 0
+    assert on_disk[["algorithm", "heuristic"]].values.tolist() == [list(c) for c in spec.combos]
