@@ -11,7 +11,8 @@ import sys
 import time
 from typing import Annotated, Optional
 
-if not __package__:  # run as `python cli.py`: this checkout's folder is the tilesweep package
+AS_SCRIPT = not __package__  # run as `python cli.py` rather than `tilesweep` or `python -m ...`
+if AS_SCRIPT:  # this checkout's folder is the tilesweep package
     import importlib.util
     from pathlib import Path as _Path
 
@@ -257,7 +258,7 @@ FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
 
 def _prog() -> str:
     """How the user invoked us, for commands we print (``python cli.py`` or ``tilesweep``)."""
-    return "python cli.py" if sys.argv and sys.argv[0].endswith("cli.py") else "tilesweep"
+    return "python cli.py" if AS_SCRIPT else "tilesweep"
 
 
 class ProgressBar:

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pandas as pd
 import pytest
 from distributed import Client
 
+from program import CLI
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
 
@@ -42,7 +42,7 @@ def wait_for(predicate, timeout=60.0, what="condition"):
 def cluster(tmp_path_factory):
     """A scheduler and two single-threaded workers, each its own process, on 127.0.0.1."""
     tmp = tmp_path_factory.mktemp("cluster")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TILESWEEP_FAULT_INSTANCES": "faulty:2,faulty:7"}
+    env = {**os.environ, "TILESWEEP_FAULT_INSTANCES": "faulty:2,faulty:7"}
     file = tmp / "scheduler.json"
     scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                   "--scheduler-file", str(file)], cwd=tmp, env=env,
@@ -67,7 +67,7 @@ def cluster(tmp_path_factory):
 
 
 def start_sweep(env, address, out, name, *extra):
-    args = [sys.executable, str(ROOT / "cli.py"), "sweep", *SWEEP, "--scheduler", address,
+    args = [*CLI, "sweep", *SWEEP, "--scheduler", address,
             "--out", str(out), "--name", name, *extra]
     return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

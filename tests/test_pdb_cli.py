@@ -2,12 +2,12 @@
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from program import CLI
 from tilesweep.cli import app
 from tilesweep.solver.ranking import placement_count
 
@@ -23,9 +23,8 @@ def invoke(*args):
 
 
 def run_cli(*args):
-    """``python cli.py ARGS`` from the repository root."""
-    return subprocess.run([sys.executable, "cli.py", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    """``tilesweep ARGS`` in a subprocess (see tests/program.py)."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture

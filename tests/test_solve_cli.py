@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import naive
+from program import CLI
 from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,9 +19,8 @@ runner = CliRunner()
 
 
 def run_cli(*args):
-    """``python cli.py ARGS`` from the repo root."""
-    return subprocess.run([sys.executable, "cli.py", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    """``tilesweep ARGS`` in a subprocess (see tests/program.py)."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120)
 
 
 def invoke(*args):
@@ -144,3 +144,11 @@ def test_bad_input_subprocess(args, quoted):
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert quoted in p.stderr and "Traceback" not in p.stderr + p.stdout
+
+
+@pytest.mark.parametrize("program", [["-m", "tilesweep"], [str(ROOT / "cli.py")]], ids=["python -m tilesweep", "python cli.py"])
+def test_every_way_to_start_the_program(program, tmp_path):
+    p = subprocess.run([sys.executable, *program, "solve", "8 6 7 2 5 4 3 0 1", "--json"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["cost"] == 31

@@ -19,16 +19,17 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from program import CLI
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
 RUNNER = CliRunner()
 
 
 def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], cwd=ROOT, env=ENV,
+    proc = subprocess.run([*CLI, *map(str, args)], env=ENV,
                           capture_output=True, text=True, timeout=300)
     if check:
         assert proc.returncode == 0, proc.stderr
