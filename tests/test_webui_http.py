@@ -6,6 +6,7 @@ so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
 
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -326,5 +327,34 @@ def test_ui_warns_when_bound_beyond_loopback(tmp_path):
         while not srv.stderr and time.time() < deadline:
             time.sleep(0.1)
         assert srv.stderr[0].startswith("warning: bound to 0.0.0.0, not a loopback address")
+    finally:
+        srv.stop()
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_serves_its_pages(tmp_path):
+    """The static files travel in the wheel as package data: a wheel installed in a fresh
+    environment, run outside the checkout, serves them."""
+    import subprocess
+    import sys
+
+    from webui_server import ROOT
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path / "wheel")],
+                   check=True, timeout=600)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    wheel = next((tmp_path / "wheel").glob("tilesweep-*.whl"))
+    subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
+                   timeout=600)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run([venv / "bin" / "python", "-c", "import tilesweep.webui as w; print(w.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(venv))
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", program=(str(venv / "bin" / "tilesweep"),),
+                 cwd=tmp_path, env=env)
+    try:
+        for page, name in [("/", "play.html"), ("/static/play.js", "play.js"), ("/static/style.css", "style.css")]:
+            status, text = request(srv, "GET", page)
+            assert status == 200 and text == (ROOT / "webui" / "static" / name).read_text()
     finally:
         srv.stop()

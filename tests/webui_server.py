@@ -16,12 +16,13 @@ ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", ROOT / "test-artifacts"))
 
 
 class Server:
-    """``python cli.py ui --port 0 ...`` in a subprocess; ``url`` once it listens."""
+    """``python cli.py ui --port 0 ...`` (or another ``program``) in a subprocess; ``url`` once it listens."""
 
-    def __init__(self, out: Path, store: Path, *args: str):
+    def __init__(self, out: Path, store: Path, *args: str, program=(sys.executable, str(ROOT / "cli.py")),
+                 cwd: Path = ROOT, env: dict = ENV):
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "cli.py"), "ui", "--port", "0", "--out", str(out), "--store", str(store), *args],
-            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [*program, "ui", "--port", "0", "--out", str(out), "--store", str(store), *args],
+            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.stderr: list[str] = []
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
         line = self.proc.stdout.readline()
