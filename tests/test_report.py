@@ -143,7 +143,7 @@ def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
     built = build_report([str(folder)], str(tmp_path / "thin.html"))
     scatter = built.figures["scatter-nodes_generated-astar linear-conflict"]
     assert sum(len(r.data_source.data["x"]) for r in scatter.renderers[1:]) == 25
-    assert "(25 of 60 shown: a uniform random sample)" in scatter.title.text
+    assert "25 of 60 shown: a uniform random sample" in [t.text for t in scatter.above]
     html = built.path.read_text()
     assert "The table holds every run of 10 of the 60 instances" in html
     blob = re.search(r'id="instance-data">(.*?)</script>', html, re.S).group(1)

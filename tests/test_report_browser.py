@@ -182,3 +182,23 @@ def test_screenshot_of_the_report(page):
     driver.save_screenshot(str(target))
     assert target.stat().st_size > 50_000
     print(f"screenshot: {target}")
+
+
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<svg")])
+def test_figures_are_written_as_files(report, tmp_path, fmt, magic):
+    from typer.testing import CliRunner
+
+    from tilesweep.cli import app
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
+    path, rows = report
+    result = CliRunner().invoke(app, ["report", str(path.parent), "--out", str(tmp_path / "r.html"),
+                                      "--figures", str(tmp_path / "figures"), "--figure-format", fmt])
+    assert result.exit_code == 0, result.output
+    files = sorted((tmp_path / "figures").iterdir())
+    assert {f.name for f in files} >= {f"by-length.{fmt}", f"ebf.{fmt}", f"coverage-seconds.{fmt}",
+                                       f"scatter-nodes_generated-astar_pdb_4-4.{fmt}", f"iterations-panel.{fmt}"}
+    assert len(files) == 13
+    for f in files:
+        head = f.read_bytes()[:200]
+        assert magic in head and f.stat().st_size > 5_000, f

@@ -43,7 +43,8 @@ def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
                 plots.ebf_distribution(data)):
         figures[fig.name] = fig
     panel, has_iterations = plots.iterations(data)
-    figures[panel.name] = panel
+    if has_iterations:
+        figures[panel.name] = panel
     return figures, scatter_names, has_iterations
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from tilesweep.solver.errors import InvalidOptionError
 
@@ -47,34 +49,44 @@ class ReportData:
 
 
 def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """``algorithm heuristic`` (``sweep: ...`` when sweeps share a configuration; size when mixed)."""
-    parts = []
-    if "sweep" in keys:
-        parts.append(rows["sweep"] + ": ")
+    """``algorithm heuristic`` (``sweep: ...`` when sweeps share a configuration; the puzzle
+    when sizes are mixed), as a categorical in order of first appearance."""
+    combos = rows[keys].drop_duplicates().astype({k: str for k in keys if k != "size"})
+    label = combos["algorithm"] + " " + combos["heuristic"]
     if rows["size"].nunique() > 1:
-        parts.append((rows["size"] ** 2 - 1).astype(str) + "-puzzle ")
-    parts.append(rows["algorithm"] + " " + rows["heuristic"])
-    label = parts[0]
-    for part in parts[1:]:
-        label = label + part
-    return label
+        label = (combos["size"] ** 2 - 1).astype(str) + "-puzzle " + label
+    if "sweep" in keys:
+        label = combos["sweep"] + ": " + label
+    lookup = pd.Series(label.to_numpy(), index=pd.MultiIndex.from_frame(rows[keys].drop_duplicates()))
+    codes = pd.MultiIndex.from_frame(rows[keys]).map(lookup.to_dict().get) if len(keys) > 1 else rows[keys[0]]
+    return pd.Series(pd.Categorical(codes, categories=list(dict.fromkeys(label))), index=rows.index)
+
+
+def _read_rows(con) -> pd.DataFrame:
+    """The report's columns of every row; text columns as categoricals (fast to group)."""
+    table = con.sql(f"SELECT {ROW_COLUMNS} FROM results").to_arrow_table()
+    for i, column in enumerate(table.schema):
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            table = table.set_column(i, column.name, pc.dictionary_encode(table.column(i)))
+    rows = table.to_pandas()
+    for column in ("cost", "nodes_generated", "h0", "ebf", "seconds"):
+        rows[column] = rows[column].astype("float64")
+    return rows
 
 
 def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
     """Read the rows of ``sweeps``; ``baseline`` defaults to the first sweep's first heuristic."""
-    con = connect(sweeps)
-    rows = con.sql(f"SELECT {ROW_COLUMNS} FROM results").df()
-    for column in ("cost", "nodes_generated", "h0", "ebf", "seconds"):
-        rows[column] = rows[column].astype("float64")
+    con = connect(sweeps, summary=False)
+    rows = _read_rows(con)
     keys = ["size", "algorithm", "heuristic"]
-    per_sweep = rows.groupby(keys, sort=False)["sweep"].nunique()
+    per_sweep = rows.groupby(keys, sort=False, observed=True)["sweep"].nunique()
     if (per_sweep > 1).any():
         keys = ["sweep"] + keys
     rows["config"] = _labels(rows, keys)
     rows = rows.sort_values(["sweep", "instance"], kind="stable", ignore_index=True)
-    occurrence = rows.groupby(["config", "board"], sort=False).cumcount()
+    occurrence = rows.groupby(["config", "board"], sort=False, observed=True).cumcount()
     rows["item"] = pd.factorize(pd.MultiIndex.from_arrays([rows["board"], occurrence]))[0]
-    heuristics = list(dict.fromkeys(rows["heuristic"]))
+    heuristics = list(dict.fromkeys(rows["heuristic"].astype(str)))
     if baseline is None:
         spec_first = (sweeps[0].spec.get("heuristics") or [None])[0]
         baseline = spec_first if spec_first in heuristics else heuristics[0]

@@ -93,7 +93,8 @@ def instance_data(data: ReportData) -> dict:
     data.con.unregister("_table_keys")
     rows = rows.merge(text, on=["sweep", "instance", "algorithm", "heuristic"], how="left")
     boards, board_index = np.unique(rows["tiles"].fillna("").to_numpy(str), return_inverse=True)
-    goals = {f"{s}|{g}": list(goal_tiles(g, int(s))) for s, g in rows[["size", "goal"]].drop_duplicates().itertuples(index=False)}
+    goals = {f"{s}|{g}": list(goal_tiles(str(g), int(s)))
+             for s, g in rows[["size", "goal"]].drop_duplicates().itertuples(index=False)}
 
     def num(series, digits=None):
         values = series.to_numpy(float)
@@ -105,7 +106,7 @@ def instance_data(data: ReportData) -> dict:
 
     columns, lookups = {}, {}
     for name in ("sweep", "algorithm", "heuristic", "status", "goal"):
-        series = rows["size"].astype(str) + "|" + rows["goal"] if name == "goal" else rows[name]
+        series = rows["size"].astype(str) + "|" + rows["goal"].astype(str) if name == "goal" else rows[name]
         columns[name], lookups[name] = codes(series)
     columns.update(instance=rows["instance"].astype(int).tolist(), cost=num(rows["cost"]),
                    nodes=num(rows["nodes_generated"]), ebf=num(rows["ebf"], 5), seconds=num(rows["seconds"], 3),

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 from bokeh.layouts import column
-from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span, Title
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -76,8 +76,10 @@ def scatter(data: ReportData, config: str, base: str, value: str):
     x = np.where(ok_x, np.maximum(x, lo), edge)
     y = np.where(ok_y, np.maximum(y, lo), edge)
     label = VALUE_LABELS[value]
-    fig = _figure(f"scatter-{value}-{config}", f"{label}: {config} vs {base}{note}", f"{base}", f"{config}",
+    fig = _figure(f"scatter-{value}-{config}", f"{label}: {config} vs {base}", f"{base}", f"{config}",
                   x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
+    if note:
+        fig.add_layout(Title(text=note.strip(" ()"), text_font_style="italic", text_color="#a33"), "above")
     fig.line([lo, edge * 1.6], [lo, edge * 1.6], color="#888", line_dash="dashed")
     for where in ("width", "height"):
         fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
@@ -171,7 +173,7 @@ def iteration_rows(data: ReportData) -> pd.DataFrame:
                         columns=["sweep", "instance", "algorithm", "heuristic", "bound", "nodes"])
     logs = logs.merge(chosen, on=["sweep", "instance", "algorithm", "heuristic"])
     first = chosen.drop_duplicates("item").set_index("item")
-    logs["key"] = logs["item"].map(first["sweep"] + ":" + first["instance"].astype(str))
+    logs["key"] = logs["item"].map(first["sweep"].astype(str) + ":" + first["instance"].astype(str))
     return logs[["config", "key", "bound", "nodes"]]
 
 

@@ -32,11 +32,14 @@ def _summary_select(con, index: int, sweep: Sweep) -> str:
     return f"SELECT {_literal(sweep.name)} AS sweep, * FROM {name}"
 
 
-def connect(sweeps: list[Sweep]) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the views ``results`` and ``summary``."""
+def connect(sweeps: list[Sweep], summary: bool = True) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the views ``results`` and (unless told not to)
+    ``summary``."""
     con = duckdb.connect()
     files = ", ".join(_literal(p) for s in sweeps for p in s.parts)
     con.execute(f"CREATE VIEW results AS SELECT * FROM read_parquet([{files}], union_by_name = true)")
+    if not summary:
+        return con
     selects = [_summary_select(con, i, s) for i, s in enumerate(sweeps)]
     con.execute("CREATE VIEW summary AS " + " UNION ALL BY NAME ".join(selects))
     return con
