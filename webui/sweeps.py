@@ -9,8 +9,7 @@ from pathlib import Path
 from tornado.web import HTTPError
 
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, list_sweeps, sweep_state
-from tilesweep.jobs.results import load_results
-from tilesweep.jobs.summary import format_frame, summarize
+from tilesweep.jobs.summary import format_summary, summarize
 
 REPORT_FILE = "report.html"
 
@@ -52,7 +51,7 @@ def detail(folder: Path, baseline: str | None = None) -> dict:
     out = state_dict(state)
     out["summary"] = []
     if state.parts and state.problem is None:
-        out["summary"] = json.loads(format_frame(summarize(load_results(folder), baseline), "json"))
+        out["summary"] = json.loads(format_summary(summarize(folder, baseline), "json"))
     out["files"] = _files(folder)
     out["report"] = f"/files/{folder.name}/{REPORT_FILE}" if (folder / REPORT_FILE).is_file() else None
     out["heuristics"] = list(state.spec.heuristics) if state.spec else []
