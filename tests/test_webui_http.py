@@ -224,6 +224,17 @@ def test_a_sweeps_report_is_linked_and_served(tmp_path, server):
     assert status == 200 and text == (folder / "report.html").read_text()
 
 
+def test_build_commands_for_named_and_explicit_groups(tmp_path):
+    from tilesweep.webui.solves import build_command
+    goal = Board.goal(4, "blank-first").tiles
+    assert build_command("pdb:7-8+reflect", 4, goal, None) == \
+        "tilesweep pdb build --size 4 --partition 7-8 --goal blank-first"
+    assert build_command("pdb:1,2,3/4,5,6", 4, goal, str(tmp_path / "my store")) == \
+        f"tilesweep pdb build --size 4 --partition 1,2,3/4,5,6 --goal blank-first --store '{tmp_path / 'my store'}'"
+    odd_goal = (1, 0, 2, 3, 4, 5, 6, 7, 8)
+    assert build_command("pdb:1,2/3,4", 3, odd_goal, None).endswith("--goal '1 0 2 3 4 5 6 7 8'")
+
+
 def test_get_writes_nothing(server):
     out = server.root / "sweeps"
     (out / "small" / "summary.parquet").unlink()  # a GET must not write it back

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import re
+import shlex
 from dataclasses import dataclass
 
 from pebble import ProcessPool
@@ -133,10 +135,13 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
 
 
 def build_command(name: str, size: int, goal: tuple[int, ...], store: str | None) -> str:
-    """The ``tilesweep pdb build`` command that makes the tables of a ``pdb:`` heuristic."""
-    partition = name[len("pdb:"):].removesuffix("+reflect")
-    where = f" --store {store}" if store else ""
-    return f"tilesweep pdb build --size {size} --partition {partition} --goal {goal_label(goal)}{where}"
+    """The ``tilesweep pdb build`` command that makes the tables of a heuristic that reads them."""
+    named = re.search(r"pdb:(\d+(?:-\d+)+)", name)
+    partition = named.group(1) if named else "/".join(",".join(map(str, g)) for g in
+                                                     parse_heuristic(name, size, goal).groups)
+    where = f" --store {shlex.quote(str(store))}" if store else ""
+    return (f"tilesweep pdb build --size {size} --partition {partition} "
+            f"--goal {shlex.quote(goal_label(goal))}{where}")
 
 
 def missing_tables(name: str, size: int, goal: tuple[int, ...], store: str | None) -> list[str]:
