@@ -103,13 +103,16 @@ def status_counts(data: ReportData) -> pd.DataFrame:
 
 
 def _summary(data: ReportData) -> pd.DataFrame:
-    """:func:`summarize` per sweep when sweeps share configurations, else over all rows."""
+    """:func:`summarize` of each sweep's parts in place when there is one sweep or sweeps
+    share configurations, else of the rows read (configurations spread over sweeps)."""
     frames = []
-    groups = data.rows.groupby("sweep", sort=False) if "sweep" in data.config_keys else [(None, data.rows)]
-    for _, rows in groups:
-        frame = summarize(rows)
-        first = rows.drop_duplicates(["size", "algorithm", "heuristic"]).set_index(["size", "algorithm", "heuristic"])
-        frame["config"] = first.loc[list(zip(frame["size"], frame["algorithm"], frame["heuristic"])), "config"].to_numpy()
+    by_sweep = "sweep" in data.config_keys or len(data.sweeps) == 1
+    for source in (data.sweeps if by_sweep else [None]):
+        frame = summarize(str(source.folder)) if source is not None else summarize(data.rows)
+        rows = data.rows if source is None else data.rows[data.rows["sweep"] == source.name]
+        first = rows.drop_duplicates(["size", "algorithm", "heuristic"]).astype({"algorithm": str, "heuristic": str})
+        first = first.set_index(["size", "algorithm", "heuristic"])["config"]
+        frame["config"] = [first[key] for key in zip(frame["size"], frame["algorithm"], frame["heuristic"], strict=True)]
         frames.append(frame)
     return pd.concat(frames, ignore_index=True).set_index("config").reindex(data.configs)
 
