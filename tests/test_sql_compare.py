@@ -148,6 +148,48 @@ def test_compare_real_sweeps_with_a_tighter_budget_lists_status_changes(sweeps, 
     assert set(status["status_new"]) == {"budget_exceeded"}
 
 
+def _weakened_store(store, target):
+    """A copy of ``store`` whose tables hold half their values (still admissible), with the
+    manifest's checksums and statistics updated so the store accepts them."""
+    import hashlib
+
+    import numpy as np
+    shutil.copytree(store, target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    for entry in manifest["tables"].values():
+        path = target / entry["file"]
+        table = np.load(path)
+        half = np.where(table == 255, table, table // 2).astype(np.uint8)
+        path.chmod(0o644)
+        np.save(path, half)
+        entry.update(sha256=hashlib.sha256(path.read_bytes()).hexdigest(), max_value=int(half[half != 255].max()),
+                     mean_value=float(half.mean(dtype=np.float64)))
+    (target / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return target
+
+
+def test_compare_lists_the_instances_a_weakened_heuristic_changed(tmp_path):
+    spec = dict(size=3, count=40, seed=8, algorithms=("astar", "idastar"), heuristics=("manhattan", "pdb:4-4"))
+    old = local_sweep(tmp_path, "old", store=str(tmp_path / "store"), **spec)
+    weak = _weakened_store(tmp_path / "store", tmp_path / "weak")
+    new = local_sweep(tmp_path, "new", store=str(weak), **spec)
+    result = invoke("compare", old, new, "--format", "json")
+    assert result.exit_code == 0, result.output  # still admissible: the same optimal costs
+    report = json.loads(result.stdout)
+    before, after = load_results(old), load_results(new)
+    merged = before.merge(after, on=["instance", "algorithm", "heuristic"], suffixes=("_old", "_new"))
+    assert (merged["cost_old"] == merged["cost_new"]).all()
+    differ = merged[merged["nodes_generated_old"] != merged["nodes_generated_new"]]
+    assert set(differ["heuristic"]) == {"pdb:4-4"} and len(differ) > 40  # most pdb:4-4 runs changed
+    assert after["nodes_generated"].sum() > before["nodes_generated"].sum()
+    changes = pd.DataFrame(report["changes"])
+    assert set(changes["kind"]) == {"nodes"}
+    assert sorted(zip(changes["algorithm"], changes["instance"])) == sorted(zip(differ["algorithm"], differ["instance"]))
+    configs = pd.DataFrame(report["configurations"]).set_index(["algorithm", "heuristic"])
+    assert configs.loc[("astar", "manhattan"), "nodes_diff"] == 0
+    assert configs.loc[("idastar", "pdb:4-4"), "nodes_diff"] == (differ["algorithm"] == "idastar").sum()
+
+
 def test_time_ratio_interval_and_regression_flag():
     import numpy as np
     rng = np.random.default_rng(1)
