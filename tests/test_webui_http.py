@@ -7,6 +7,7 @@ so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
 import http.client
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -286,7 +287,8 @@ def test_eight_concurrent_solves_while_pages_answer(server, korf100):
 @pytest.mark.slow
 def test_closing_a_request_cancels_its_solve(tmp_path):
     """One solver process: a slow A* is cancelled by closing its request; its process is
-    replaced and the next solve runs at once instead of waiting for it."""
+    replaced and the next solve runs at once instead of waiting for it. A solver process
+    killed from outside fails only its own request."""
     srv = Server(tmp_path / "sweeps", tmp_path / "store", "--solvers", "1")
     try:
         quick = {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "astar"}
@@ -304,6 +306,16 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
         assert any("solve cancelled" in line for line in srv.stderr)
         second = solve(srv, **quick)
         assert second["status"] == "solved" and second["worker"] != first["worker"]
+        # a solver process killed from outside: its request gets one line, the server goes on
+        with ThreadPoolExecutor(1) as pool:
+            dying = pool.submit(request, srv, "POST", "/api/solve", json.loads(slow))
+            time.sleep(2)
+            os.kill(second["worker"], signal.SIGKILL)
+            status, text = dying.result(timeout=120)
+        assert status == 500 and "the process solving this board died" in text
+        assert_one_line(status, text, 500, 500)
+        third = solve(srv, **quick)
+        assert third["status"] == "solved" and third["worker"] not in (first["worker"], second["worker"])
     finally:
         srv.stop()
 

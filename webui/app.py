@@ -17,14 +17,15 @@ import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from pebble import ProcessExpired
 from tornado.web import Application, HTTPError, RequestHandler, StaticFileHandler, stream_request_body
 
-from tilesweep.jobs.schema import STATUSES
 from tilesweep.solver import ALGORITHMS
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.solve import resolve_goal
+from tilesweep.solver.status import STATUSES
 
 from . import solves, sweeps
 from .solves import BusyError, Limits, SolvePool
@@ -50,7 +51,7 @@ class Handler(RequestHandler):
             self.set_status(400 if isinstance(error, BAD_INPUT) else 503 if isinstance(error, BusyError) else 500)
         self.clear_header("Content-Disposition")
         self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"error: {message}\n")
+        self.finish(f"error: {' '.join(message.splitlines())}\n")
 
     def log_exception(self, typ, value, tb) -> None:
         if isinstance(value, TilesweepError):  # expected: answered with its one line
@@ -172,6 +173,8 @@ class SolveHandler(JsonHandler):
         except asyncio.CancelledError:
             log.info("solve cancelled: %s %s %s", req.algorithm, req.heuristic, req.tiles)
             return
+        except ProcessExpired as err:  # killed from outside, or out of memory
+            raise HTTPError(500, "the process solving this board died (%s); other solves go on", err) from None
         self.write(result)
 
     def _started(self, future) -> None:
