@@ -14,9 +14,8 @@ import pyarrow as pa
 from distributed import Client, as_completed, get_worker
 
 from tilesweep.jobs.parts import write_part
-from tilesweep.jobs.schema import rows_to_table
 from tilesweep.jobs.sweep import Plan
-from tilesweep.jobs.work import ChunkJob, solve_chunk
+from tilesweep.jobs.work import ChunkJob, solve_chunk_table
 from tilesweep.solver.errors import TilesweepError
 
 from .connect import ClusterError
@@ -58,7 +57,7 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     worker = get_worker()
     handle = worker.plugins.get(plugin)
     tables_for = handle.tables_for if handle is not None else (lambda name: ())
-    return rows_to_table(solve_chunk(job, tables_for, memory_budget=default_budget))
+    return solve_chunk_table(job, tables_for, memory_budget=default_budget)
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:

@@ -79,6 +79,14 @@ def normalise_row(row: dict) -> dict:
     return out
 
 
+def columns_to_table(columns: dict) -> pa.Table:
+    """Arrow table in :data:`RESULT_SCHEMA` of ``columns`` (name -> equal-length sequences;
+    a column not given is null)."""
+    length = len(next(iter(columns.values())))
+    return pa.table([columns[f.name] if f.name in columns else pa.nulls(length, f.type) for f in RESULT_SCHEMA],
+                    schema=RESULT_SCHEMA)
+
+
 def rows_to_table(rows: list[dict], metadata: dict[bytes, bytes] | None = None) -> pa.Table:
     """Arrow table of ``rows`` in :data:`RESULT_SCHEMA`, with key-value ``metadata``."""
     schema = RESULT_SCHEMA.with_metadata(metadata) if metadata else RESULT_SCHEMA

@@ -15,10 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .parts import finished_chunks, open_sweep_folder, write_part
-from .schema import rows_to_table
 from .spec import SweepSpec
 from .summary import summarize
-from .work import ChunkJob, chunk_jobs, solve_chunk
+from .work import ChunkJob, chunk_jobs, solve_chunk_table
 
 
 @dataclass
@@ -53,7 +52,7 @@ def prepare(spec: SweepSpec) -> Plan:
 def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
     """Run the pending chunks in this process, writing a part per chunk."""
     for job in plan.pending:
-        write_part(plan.spec, job.chunk, rows_to_table(solve_chunk(job, tables_for)))
+        write_part(plan.spec, job.chunk, solve_chunk_table(job, tables_for))
         plan.done.add(job.chunk)
         if on_part is not None:
             on_part(job)

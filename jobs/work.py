@@ -11,12 +11,16 @@ import os
 import socket
 from dataclasses import dataclass
 
+import numpy as np
+import pyarrow as pa
+
+from tilesweep.solver.batch import kernel_boards, solve_boards
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.solve import solve
 
 from .instances import InstanceRange, file_boards
-from .schema import normalise_row
+from .schema import columns_to_table, normalise_row, rows_to_table
 from .spec import SweepSpec
 
 FAULT_ENV = "TILESWEEP_FAULT_INSTANCES"
@@ -114,3 +118,59 @@ def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda:
             row["worker"] = label
             rows.append(row)
     return rows
+
+
+def _boards(job: ChunkJob) -> tuple[np.ndarray, np.ndarray]:
+    """(instance indices, ``int8[k, N]`` boards) of ``job``."""
+    if isinstance(job.instances, InstanceRange):
+        return np.arange(job.instances.lo, job.instances.hi), job.instances.boards()
+    pairs = list(job.instances)
+    return (np.array([i for i, _ in pairs], dtype=np.int64),
+            np.array([t for _, t in pairs], dtype=np.int8).reshape(len(pairs), job.size * job.size))
+
+
+def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards, texts, label) -> pa.Table:
+    """The rows of one (algorithm, heuristic) on ``boards``, solved by :func:`solve_boards`."""
+    spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
+    tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
+    cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
+                        job.max_memory or budget)
+    k = len(indices)
+    columns = {name: value for name, value in vars(cols).items() if isinstance(value, list)}
+    constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
+                 "heuristic": cols.heuristic, "max_nodes": cols.max_nodes, "time_limit": cols.time_limit,
+                 "max_memory": cols.max_memory, "worker": label}
+    columns.update({name: [value] * k for name, value in constants.items()})
+    return columns_to_table({**columns, "instance": indices, "tiles": texts})
+
+
+def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> pa.Table:
+    """:func:`solve_chunk`'s rows as an Arrow table, the same rows but for their timing columns.
+
+    Each (algorithm, heuristic) solves the chunk's boards in one :func:`solve_boards` call,
+    so no Python runs per solve beyond the kernel call; boards the kernels do not take
+    (unsolvable, already the goal), injected faults, and every board of a batch that
+    raised go through :func:`solve_one` as in :func:`solve_chunk`. ``memory_budget()`` is
+    asked once per (algorithm, heuristic) here, not before each solve.
+    """
+    faults = injected_faults(job.sweep)
+    label = worker_label()
+    indices, boards = _boards(job)
+    texts = [" ".join(map(str, row)) for row in boards.tolist()]
+    in_batch = kernel_boards(boards, job.goal, job.size) & ~np.isin(indices, list(faults))
+    pieces, order = [], []
+    for c, (algorithm, heuristic) in enumerate(job.combos):
+        budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
+        chosen = np.flatnonzero(in_batch)
+        try:
+            pieces.append(_batch_table(job, algorithm, heuristic, tables_for, budget, indices[chosen],
+                                       boards[chosen], [texts[i] for i in chosen], label))
+        except Exception:  # noqa: BLE001 - each solve again on its own: one that raises is an error row
+            chosen = np.zeros(0, dtype=np.int64)
+        rest = np.setdiff1d(np.arange(len(indices)), chosen)
+        rows = [normalise_row(solve_one(job, int(indices[i]), tuple(boards[i].tolist()), algorithm, heuristic,
+                                        tables_for, faults, budget)) | {"worker": label} for i in rest]
+        pieces.append(rows_to_table(rows))
+        order += [chosen * len(job.combos) + c, rest * len(job.combos) + c]
+    table = pa.concat_tables(pieces)
+    return table.take(np.argsort(np.concatenate(order), kind="stable"))
