@@ -51,15 +51,14 @@ class ReportData:
 def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
     """``algorithm heuristic`` (``sweep: ...`` when sweeps share a configuration; the puzzle
     when sizes are mixed), as a categorical in order of first appearance."""
-    combos = rows[keys].drop_duplicates().astype({k: str for k in keys if k != "size"})
+    groups = rows.groupby(keys, sort=False, observed=True)
+    combos = groups.size().reset_index()[keys].astype({k: str for k in keys if k != "size"})
     label = combos["algorithm"] + " " + combos["heuristic"]
     if rows["size"].nunique() > 1:
         label = (combos["size"] ** 2 - 1).astype(str) + "-puzzle " + label
     if "sweep" in keys:
         label = combos["sweep"] + ": " + label
-    lookup = pd.Series(label.to_numpy(), index=pd.MultiIndex.from_frame(rows[keys].drop_duplicates()))
-    codes = pd.MultiIndex.from_frame(rows[keys]).map(lookup.to_dict().get) if len(keys) > 1 else rows[keys[0]]
-    return pd.Series(pd.Categorical(codes, categories=list(dict.fromkeys(label))), index=rows.index)
+    return pd.Series(pd.Categorical.from_codes(groups.ngroup().to_numpy(), categories=label.tolist()), index=rows.index)
 
 
 def _read_rows(con) -> pd.DataFrame:
@@ -84,9 +83,9 @@ def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
         keys = ["sweep"] + keys
     rows["config"] = _labels(rows, keys)
     rows = rows.sort_values(["sweep", "instance"], kind="stable", ignore_index=True)
-    occurrence = rows.groupby(["config", "board"], sort=False, observed=True).cumcount()
-    rows["item"] = pd.factorize(pd.MultiIndex.from_arrays([rows["board"], occurrence]))[0]
-    heuristics = list(dict.fromkeys(rows["heuristic"].astype(str)))
+    rows["occurrence"] = rows.groupby(["config", "board"], sort=False, observed=True).cumcount()
+    rows["item"] = rows.groupby(["board", "occurrence"], sort=False).ngroup()
+    heuristics = [str(h) for h in rows["heuristic"].unique()]
     if baseline is None:
         spec_first = (sweeps[0].spec.get("heuristics") or [None])[0]
         baseline = spec_first if spec_first in heuristics else heuristics[0]

@@ -36,6 +36,7 @@ def connect(sweeps: list[Sweep], summary: bool = True) -> duckdb.DuckDBPyConnect
     """An in-memory DuckDB connection with the views ``results`` and (unless told not to)
     ``summary``."""
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # no bar drawn over the command's output
     files = ", ".join(_literal(p) for s in sweeps for p in s.parts)
     con.execute(f"CREATE VIEW results AS SELECT * FROM read_parquet([{files}], union_by_name = true)")
     if not summary:
