@@ -195,8 +195,11 @@ def pdb_build(
     from tilesweep.solver.solve import resolve_goal
 
     def action():
+        from tilesweep.jobs.parts import check_folder
+        from tilesweep.pdb_store.paths import resolve_store
         goal_t = resolve_goal(goal, size)
         spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
+        check_folder(resolve_store(store), "--store")
         with open_store(store) as opened:
             for group in spec.groups:
                 before = time.perf_counter()
@@ -308,6 +311,7 @@ def sweep(
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -327,10 +331,13 @@ def sweep(
                    workers=workers, time_limit=time_limit, max_memory=max_memory)
 
     def setup():
+        from tilesweep.cluster.connect import scheduler_address
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        return spec, run, prepare(spec)
+        scheduler_address(run.scheduler)  # a malformed address is bad input, before any work
+        _check_store(spec, run.store)
+        return spec, run, prepare(spec, retry_errors)
 
     spec, run, plan = run_guarded(setup)
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
@@ -340,17 +347,28 @@ def sweep(
         from tilesweep.cluster.connect import scheduler_address
         from tilesweep.jobs.runrecord import record_run
         record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
-        _run_sweep(spec, run, plan)
+        _run_sweep(spec, run, plan, retry_errors)
     summary = run_guarded(lambda: finish(spec, base))
     _print_summary(summary, fmt, wide)
 
 
-def _run_sweep(spec, run, plan) -> None:
-    """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command."""
+def _check_store(spec, store) -> None:
+    """A sweep's store folder must exist or be creatable (writing is needed only to build)."""
+    from tilesweep.cluster.tables import pdb_heuristics
+    if pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple):
+        from tilesweep.jobs.parts import check_folder
+        from tilesweep.pdb_store.paths import resolve_store
+        check_folder(resolve_store(store), "--store", write=False)
+
+
+def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
+    """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command;
+    if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on."""
     import time
 
-    from tilesweep.cluster.connect import connect, dashboard_link
-    from tilesweep.cluster.run import run_plan
+    from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
+    from tilesweep.cluster.run import SchedulerLostError, run_plan
+    from tilesweep.jobs.parts import finished_chunks
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
@@ -361,16 +379,35 @@ def _run_sweep(spec, run, plan) -> None:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
-            run_plan(client, plan, run.store, ProgressBar(), announce)
+            isolated = run_plan(client, plan, run.store, ProgressBar(), announce)
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
+        if isolated:
+            typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "
+                       "error (reason worker_died); rerun with --retry-errors to try them again", err=True)
+
+    def resume_line() -> str:
+        return f"{spec.folder}; resume with:\n  {spec.command(run, _prog())}" + (" --retry-errors" if retry_errors else "")
+
+    def attempt() -> bool:
+        try:
+            action()
+            return True
+        except SchedulerLostError as err:
+            typer.echo(f"error: {err}", err=True)
+            return False
 
     try:
-        run_guarded(action)
+        while not run_guarded(attempt):
+            wait = reconnect_seconds()
+            typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
+            if not wait_for_scheduler(run.scheduler, wait):
+                typer.echo(f"the scheduler did not come back: {len(finished_chunks(spec))} of {len(plan.jobs)} "
+                           f"chunks are saved in {resume_line()}", err=True)
+                raise typer.Exit(1)
+            plan.done = run_guarded(lambda: finished_chunks(spec, retry_errors))
     except KeyboardInterrupt:
-        from tilesweep.jobs.parts import finished_chunks
         saved = len(finished_chunks(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
-        typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in "
-                   f"{spec.folder}; resume with:\n  {spec.command(run, _prog())}", err=True)
+        typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in {resume_line()}", err=True)
         raise typer.Exit(130) from None
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import socket
+import time
 from contextlib import contextmanager
 
 import dask
@@ -32,9 +34,91 @@ class ClusterError(TilesweepError):
     """The scheduler cannot be reached, or a sweep task failed on the cluster."""
 
 
+PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+HANDSHAKE_SECONDS = 3.0  # a Dask server sends its handshake at once on accepting
+
+
 def scheduler_address(scheduler: str | None) -> str | None:
     """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
-    return scheduler or os.environ.get(SCHEDULER_ENV) or None
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    return None if address is None else check_address(address)
+
+
+def check_address(address: str) -> str:
+    """``address`` if it reads as ``[PROTOCOL://]HOST:PORT``, else an error quoting it."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except ValueError:
+        protocol, host, port = None, "", 0
+    if protocol not in PROTOCOLS or not host or not 1 <= int(port) <= 65535:
+        raise InvalidOptionError(f"scheduler {address!r} is not a Dask scheduler address; expected "
+                                 "[tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786")
+    return address
+
+
+def probe_scheduler(address: str, timeout: float = 5.0) -> None:
+    """Check that a Dask server answers at a ``tcp://`` ``address``; raise :class:`ClusterError`
+    naming what did answer (nothing, or e.g. an HTTP server such as the dashboard)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    protocol, location = parse_address(address)
+    if protocol != "tcp":
+        return
+    host, port = parse_host_port(location)
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(HANDSHAKE_SECONDS)
+            if _received(sock):
+                return
+            sock.settimeout(1.0)
+            sock.sendall(b"GET / HTTP/1.0\r\nHost: " + host.encode() + b"\r\n\r\n")
+            reply = _received(sock)
+    except OSError as err:
+        raise ClusterError(f"cannot reach the Dask scheduler {address!r} ({err.strerror or err}); start one "
+                           "with 'dask scheduler' or drop --scheduler for a local cluster") from None
+    what = "an HTTP server (the dashboard's port? a scheduler listens on 8786 by default)" \
+        if reply.startswith(b"HTTP/") else "a program that is not a Dask scheduler"
+    raise ClusterError(f"no Dask scheduler answers at {address!r}: {what} accepted the connection "
+                       "but sent no Dask handshake")
+
+
+RECONNECT_ENV = "TILESWEEP_RECONNECT_SECONDS"
+RECONNECT_SECONDS = 60.0
+
+
+def reconnect_seconds() -> float:
+    """How long a sweep waits for a lost scheduler: ``$TILESWEEP_RECONNECT_SECONDS`` (default 60)."""
+    try:
+        return max(0.0, float(os.environ.get(RECONNECT_ENV, RECONNECT_SECONDS)))
+    except ValueError:
+        return RECONNECT_SECONDS
+
+
+def wait_for_scheduler(scheduler: str | None, seconds: float, poll: float = 1.0) -> bool:
+    """Whether a Dask scheduler answers at ``scheduler`` within ``seconds`` (the embedded
+    cluster never comes back: False)."""
+    address = scheduler_address(scheduler)
+    if address is None:
+        return False
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            probe_scheduler(address, timeout=poll)
+            return True
+        except ClusterError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(poll)
+
+
+def _received(sock) -> bytes:
+    try:
+        return sock.recv(64)
+    except (socket.timeout, ConnectionResetError):
+        return b""
 
 
 def dashboard_option() -> str | None:
@@ -61,6 +145,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
     """
     address = scheduler_address(scheduler)
     if address is not None:
+        probe_scheduler(address)
         try:
             client = Client(address, timeout=timeout)
         except (OSError, TimeoutError) as err:

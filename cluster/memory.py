@@ -10,10 +10,12 @@ and restarts it at 95 %, so a search that stops at 75 % ends as ``budget_exceede
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import psutil
 
+NO_BUDGET_ENV = "TILESWEEP_NO_MEMORY_BUDGET"
 FILL_FRACTION = 0.75
 MIN_BUDGET = 1 << 20
 CGROUP_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
@@ -47,8 +49,11 @@ def memory_limit() -> int:
     return dask_worker_limit() or cgroup_limit() or psutil.virtual_memory().total
 
 
-def default_budget(limit: int | None = None) -> int:
-    """Bytes a search may still fill under ``limit`` (default :func:`memory_limit`)."""
+def default_budget(limit: int | None = None) -> int | None:
+    """Bytes a search may still fill under ``limit`` (default :func:`memory_limit`); None
+    when ``$TILESWEEP_NO_MEMORY_BUDGET`` is set (a test switch: searches may outgrow it)."""
+    if os.environ.get(NO_BUDGET_ENV):
+        return None
     limit = memory_limit() if limit is None else limit
     in_use = psutil.Process().memory_info().rss
     return max(MIN_BUDGET, int(limit * FILL_FRACTION) - in_use)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from distributed import WorkerPlugin
 
+import tilesweep
 from tilesweep.solver.board import Board
+from tilesweep.solver.errors import TilesweepError
 from tilesweep.solver.solve import solve
 
 from .malloc import relax_heap_trimming
@@ -25,6 +27,29 @@ def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict) -> None
             continue
 
 
+class VersionMismatchError(TilesweepError):
+    """A worker runs another tilesweep version than the client."""
+
+
+def check_version(expected: str, worker) -> None:
+    """Raise :class:`VersionMismatchError` unless this process runs tilesweep ``expected``."""
+    if tilesweep.__version__ != expected:
+        raise VersionMismatchError(f"worker {worker.address} runs tilesweep {tilesweep.__version__} but this "
+                                   f"client runs tilesweep {expected}; install the same version on every "
+                                   "worker and the client")
+
+
+class VersionPlugin(WorkerPlugin):
+    """Checks, on every worker (and every worker that joins later), that it runs the
+    client's tilesweep version; registered before any task is submitted."""
+
+    def __init__(self, version: str = tilesweep.__version__):
+        self.version = version
+
+    def setup(self, worker) -> None:
+        check_version(self.version, worker)
+
+
 class SweepPlugin(WorkerPlugin):
     """Opens the store once per worker and keeps one sweep's tables mapped read-only.
 
@@ -41,8 +66,10 @@ class SweepPlugin(WorkerPlugin):
         self.combos = tuple(combos)
         self.handle = None
         self.tables: dict = {}
+        self.version = tilesweep.__version__
 
     def setup(self, worker) -> None:
+        check_version(self.version, worker)
         relax_heap_trimming()
         heuristics = [h for _, h in self.combos]
         if self.store is not None:

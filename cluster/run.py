@@ -2,25 +2,34 @@
 
 One task per chunk, keyed ``{name}-{fingerprint[:8]}-chunk-{i}`` (stable across reruns),
 with ``retries=2``. A worker that dies costs its running tasks a restart elsewhere, never
-rows: a part is written only from a finished task's result, once, by this client.
+rows: a part is written only from a finished task's result, once, by this client. A task
+that kills every worker it runs on (Dask's ``KilledWorker``: ``allowed-failures`` + 1
+deaths) is split into one task per solve, so one poison instance costs one ``error`` row
+and the sweep finishes.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from concurrent.futures import CancelledError
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 from distributed import Client, as_completed, get_worker
+from distributed.comm import CommClosedError
+from distributed.scheduler import KilledWorker
 
+import tilesweep
 from tilesweep.jobs.parts import write_part
+from tilesweep.jobs.schema import normalise_row, rows_to_table
 from tilesweep.jobs.sweep import Plan
-from tilesweep.jobs.work import ChunkJob, solve_chunk_table
+from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table
+from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.errors import TilesweepError
 
 from .connect import ClusterError
 from .memory import default_budget
-from .plugin import SweepPlugin
+from .plugin import SweepPlugin, VersionPlugin
 from .share import ensure_tables
 from .tables import pdb_heuristics, resolve
 
@@ -77,35 +86,135 @@ def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None)
     return root
 
 
+def check_workers_version(client: Client) -> None:
+    """Register :class:`VersionPlugin`: every worker checks it runs this client's tilesweep
+    version, before any task is submitted (a mismatch is one line naming both versions)."""
+    try:
+        client.register_plugin(VersionPlugin(), name="tilesweep-version")
+    except TilesweepError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a worker that cannot even load the check
+        raise ClusterError(f"a worker cannot run tilesweep {tilesweep.__version__}'s version check "
+                           f"({type(err).__name__}: {err}); install tilesweep {tilesweep.__version__} "
+                           "on every worker") from None
+
+
+def _task_error(err: BaseException) -> ClusterError:
+    if isinstance(err, CancelledError):
+        return SchedulerLostError("the connection to the Dask scheduler was lost (it stopped or restarted); "
+                                  "finished parts are kept and a rerun resumes")
+    return ClusterError(f"a sweep task failed on the cluster ({type(err).__name__}: {err}); finished "
+                        "parts are kept and a rerun resumes")
+
+
+class SchedulerLostError(ClusterError):
+    """The scheduler went away mid-sweep; its tasks are lost, the parts written are kept."""
+
+
+@dataclass
+class _Split:
+    """A chunk whose task killed its workers, rerun one (instance, algorithm, heuristic) a task."""
+
+    job: ChunkJob
+    tables: dict = field(default_factory=dict)  # piece key -> rows
+
+    def pieces(self, key: str) -> dict[str, ChunkJob]:
+        return {f"{key}-{index}-{c}": replace(self.job, instances=((index, tiles),), combos=(combo,))
+                for index, tiles in self.job.instances for c, combo in enumerate(self.job.combos)}
+
+
+def killed_rows(job: ChunkJob, err: BaseException) -> pa.Table:
+    """The ``error`` row of a single solve whose task killed every worker that ran it."""
+    (index, tiles), ((algorithm, heuristic),) = next(iter(job.instances)), job.combos
+    base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": Board(tiles, job.size).text(),
+            "goal": goal_label(job.goal), "max_nodes": job.max_nodes, "time_limit": job.time_limit,
+            "max_memory": job.max_memory}
+    message = (f"the worker process running this solve died, {err.allowed_failures + 1} times "
+               f"(last on {err.last_worker.address}): killed by its nanny for memory, by a signal, "
+               "or by a crash; see that worker's log")
+    return rows_to_table([normalise_row(error_row(base, algorithm, heuristic, "worker_died", message))])
+
+
+class _Runner:
+    """Submits chunks, splits those that kill workers, writes each part once it is whole."""
+
+    def __init__(self, client: Client, plan: Plan, plugin: str, on_progress=None):
+        self.client, self.plan, self.plugin, self.on_progress = client, plan, plugin, on_progress
+        self.jobs: dict[str, ChunkJob] = {}
+        self.owner: dict[str, str] = {}  # piece key -> the split chunk's key
+        self.splits: dict[str, _Split] = {}
+        self.start, self.total = time.perf_counter(), plan.solves()
+        self.done_solves, self.new_solves = plan.solves(plan.done_jobs()), 0
+        self.isolated = 0
+
+    def submit(self, jobs: dict[str, ChunkJob], retries: int) -> list:
+        self.jobs.update(jobs)
+        return [self.client.submit(run_chunk, job, self.plugin, key=key, retries=retries, pure=False)
+                for key, job in jobs.items()]
+
+    def run(self, jobs: dict[str, ChunkJob]) -> None:
+        queue = as_completed(self.submit(jobs, RETRIES))
+        for future in queue:
+            key, err = future.key, future.exception() if future.status != "finished" else None
+            job = self.jobs.pop(key)
+            if isinstance(err, KilledWorker) and key not in self.owner:
+                split = self.splits[key] = _Split(job)
+                pieces = split.pieces(key)
+                self.owner.update(dict.fromkeys(pieces, key))
+                for piece in self.submit(pieces, 0):
+                    queue.add(piece)
+                continue
+            if isinstance(err, KilledWorker):
+                table, self.isolated = killed_rows(job, err), self.isolated + 1
+            elif err is not None or future.status != "finished":
+                raise _task_error(err if err is not None else CancelledError())
+            else:
+                table = future.result()
+            future.release()
+            self.collect(key, job, table)
+
+    def collect(self, key: str, job: ChunkJob, table: pa.Table) -> None:
+        """Write ``table`` as its chunk's part, or keep it until its split chunk is whole."""
+        owner = self.owner.pop(key, None)
+        if owner is not None:
+            split = self.splits[owner]
+            split.tables[key] = table
+            if len(split.tables) < len(split.job.instances) * len(split.job.combos):
+                return
+            job = self.splits.pop(owner).job
+            table = pa.concat_tables([split.tables[k] for k in split.pieces(owner)])
+        write_part(self.plan.spec, job.chunk, table)
+        self.plan.done.add(job.chunk)
+        self.done_solves += table.num_rows
+        self.new_solves += table.num_rows
+        if self.on_progress is not None:
+            self.on_progress(Progress(len(self.plan.done), len(self.plan.jobs), self.done_solves, self.total,
+                                      self.new_solves, time.perf_counter() - self.start))
+
+
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
-             on_build=None) -> None:
-    """Run every pending chunk of ``plan``, writing its part as each task finishes."""
+             on_build=None) -> int:
+    """Run every pending chunk of ``plan``, writing its part as each task finishes.
+
+    A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
+    one solve a task; a solve that still kills them becomes an ``error`` row (reason
+    ``worker_died``). Returns the number of such rows.
+    """
     pending = plan.pending
     if not pending:
-        return
+        return 0
     spec = plan.spec
+    check_workers_version(client)
     root = prepare_tables(client, plan, store, on_build)
     name = plugin_name(plan)
     client.register_plugin(SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos), name=name)
-    jobs = {chunk_key(plan, job.chunk): job for job in pending}
-    futures = [client.submit(run_chunk, job, name, key=key, retries=RETRIES, pure=False)
-               for key, job in jobs.items()]
-    start, done_solves, total = time.perf_counter(), plan.solves(plan.done_jobs()), plan.solves()
-    new_solves = 0
+    runner = _Runner(client, plan, name, on_progress)
     try:
-        for future, table in as_completed(futures, with_results=True):
-            job = jobs[future.key]
-            write_part(spec, job.chunk, table)
-            plan.done.add(job.chunk)
-            done_solves += table.num_rows
-            new_solves += table.num_rows
-            future.release()
-            if on_progress is not None:
-                on_progress(Progress(len(plan.done), len(plan.jobs), done_solves, total, new_solves,
-                                     time.perf_counter() - start))
+        runner.run({chunk_key(plan, job.chunk): job for job in pending})
     except TilesweepError:
         raise
+    except (CancelledError, CommClosedError) as err:
+        raise _task_error(CancelledError()) from err
     except Exception as err:  # noqa: BLE001 - a task's remote failure arrives as any type
-        raise ClusterError(f"a sweep task failed on the cluster ({type(err).__name__}: {err}); finished "
-                           "parts are kept and a rerun resumes; workers must run the same tilesweep "
-                           "version as this client") from None
+        raise _task_error(err) from None
+    return runner.isolated

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -30,6 +31,24 @@ class SpecMismatchError(InvalidOptionError):
     """A sweep folder that already holds a different spec."""
 
 
+class ResultsWriteError(TilesweepError):
+    """Writing a sweep's files failed on this machine (a full disk, a lost mount, ...)."""
+
+
+def _write_atomically(path: Path, write) -> None:
+    """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
+    :class:`ResultsWriteError` naming the file and the system's reason."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except (OSError, pa.ArrowException) as err:
+        tmp.unlink(missing_ok=True)
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ResultsWriteError(f"writing the results failed: {str(path)!r} ({reason}); parts "
+                                "written before are kept, and rerunning the sweep resumes") from None
+
+
 def part_name(chunk: int) -> str:
     return f"part-{chunk:05d}.parquet"
 
@@ -39,14 +58,28 @@ def results_dir(folder: Path) -> Path:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    _write_atomically(path, lambda tmp: tmp.write_bytes(data))
+
+
+def check_folder(path: str | Path, option: str, write: bool = True) -> Path:
+    """Create the folder ``path`` if needed and, with ``write``, check that a file can be
+    created in it; else :class:`InvalidOptionError` naming the folder and the reason."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if write:
+            with tempfile.TemporaryFile(dir=path):
+                pass
+    except OSError as err:
+        raise InvalidOptionError(f"{option} {str(path)!r} cannot be {'written' if write else 'created'} "
+                                 f"({err.strerror or err}); choose another {option}") from None
+    return path
 
 
 def open_sweep_folder(spec: SweepSpec) -> Path:
     """Create ``OUT/NAME`` with ``sweep.json``, or check that the existing one is this spec."""
     folder = spec.folder
+    check_folder(folder, "--out")
     stored = folder / "sweep.json"
     if stored.is_file():
         try:
@@ -73,10 +106,14 @@ def write_part(spec: SweepSpec, chunk: int, table: pa.Table) -> Path:
     """Write one chunk's rows (a table in the result schema) to ``results/part-XXXXX.parquet``
     atomically."""
     path = results_dir(spec.folder) / part_name(chunk)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table.replace_schema_metadata(part_metadata(spec, chunk)), tmp)
-    os.replace(tmp, path)
+    table = table.replace_schema_metadata(part_metadata(spec, chunk))
+    _write_atomically(path, lambda tmp: pq.write_table(table, tmp))
     return path
+
+
+def write_table(path: Path, table: pa.Table) -> None:
+    """Write a Parquet file (e.g. ``summary.parquet``) atomically."""
+    _write_atomically(Path(path), lambda tmp: pq.write_table(table, tmp))
 
 
 def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -117,9 +154,19 @@ def read_footer(path: Path) -> pq.FileMetaData:
     return footer
 
 
-def finished_chunks(spec: SweepSpec) -> set[int]:
+def has_error_rows(path: Path) -> bool:
+    """Whether a part holds a row with status ``error`` (reads that one column)."""
+    try:
+        return "error" in pq.read_table(path, columns=["status"]).column("status").to_pylist()
+    except (pa.ArrowException, OSError) as err:
+        raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
+                               "delete it and rerun the sweep to recompute its chunk") from None
+
+
+def finished_chunks(spec: SweepSpec, retry_errors: bool = False) -> set[int]:
     """Chunks whose parts exist and whose footers name this spec, their chunk and the expected
-    number of rows. Only footers are read (a rerun of a finished million-instance sweep
+    number of rows (with ``retry_errors``: and hold no row with status ``error``, so those
+    chunks run again). Only footers are read (a rerun of a finished million-instance sweep
     reads no rows); a part whose rows are damaged behind a sound footer is named when the
     rows are read (summary, query)."""
     done, fingerprints = set(), {}
@@ -137,6 +184,8 @@ def finished_chunks(spec: SweepSpec) -> set[int]:
         if path.name != part_name(chunk) or footer.num_rows != expected:
             raise CorruptPartError(f"results part {str(path)!r} holds {footer.num_rows} rows of chunk "
                                    f"{chunk}; expected {expected}; delete it and rerun")
+        if retry_errors and has_error_rows(path):
+            continue
         done.add(chunk)
     return done
 

@@ -7,14 +7,12 @@ benchmark's reference loop and a debugging aid). :func:`finish` writes ``summary
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from .parts import finished_chunks, open_sweep_folder, write_part
+from .parts import finished_chunks, open_sweep_folder, write_part, write_table
 from .spec import SweepSpec
 from .summary import summarize
 from .work import ChunkJob, chunk_jobs, solve_chunk_table
@@ -40,12 +38,13 @@ class Plan:
         return sum(len(j.instances) for j in (self.jobs if jobs is None else jobs)) * len(self.spec.combos)
 
 
-def prepare(spec: SweepSpec) -> Plan:
+def prepare(spec: SweepSpec, retry_errors: bool = False) -> Plan:
     """Open the sweep folder, plan the chunks (index ranges: the tasks make their
-    instances), and find the finished chunks from the parts' footers."""
+    instances), and find the finished chunks from the parts' footers (with
+    ``retry_errors``, chunks whose parts hold ``error`` rows run again)."""
     open_sweep_folder(spec)
     plan = Plan(spec, chunk_jobs(spec))
-    plan.done = finished_chunks(spec)
+    plan.done = finished_chunks(spec, retry_errors)
     return plan
 
 
@@ -61,8 +60,5 @@ def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
 def finish(spec: SweepSpec, baseline: str | None = None):
     """Summarise every row of the sweep and write ``summary.parquet``; return the summary."""
     summary = summarize(spec.folder, baseline)
-    path = Path(spec.folder) / "summary.parquet"
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(pa.Table.from_pandas(summary, preserve_index=False), tmp)
-    os.replace(tmp, path)
+    write_table(Path(spec.folder) / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
     return summary

@@ -91,3 +91,24 @@ def test_limits_array_is_int64():
     from tilesweep.solver.limits import make_limits
     limits = make_limits(5, 0.5, 7)
     assert limits.dtype == np.int64 and limits.tolist() == [5, 500_000_000, 7]
+
+
+@pytest.mark.slow
+def test_korf100_with_a_time_limit(tmp_path):
+    """A sweep of Korf's 100 with --time-limit 0.5: the easy instances solve with the node
+    counts of unlimited solves, the rest end as timeout after at least the limit.
+    (benchmarks/time_limit.py measures how far past it.)"""
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import prepare, run_local
+
+    spec, _ = build_spec(dict(instances="korf100", algorithms=("idastar",), heuristics=("manhattan",),
+                              time_limit=0.5, out=str(tmp_path), name="korf", chunk_size=25))
+    run_local(prepare(spec))
+    rows = load_results(spec.folder)
+    assert len(rows) == 100 and set(rows["status"]) == {"solved", "timeout"} and (rows["time_limit"] == 0.5).all()
+    timeouts = rows[rows["status"] == "timeout"]
+    assert (timeouts["seconds"] >= 0.5).all() and timeouts["cost"].isna().all()
+    for _, row in rows[rows["status"] == "solved"].iterrows():
+        free = solve(Board.parse(row["tiles"]), "blank-first", "idastar", "manhattan")
+        assert free.nodes_generated == row["nodes_generated"], row["instance"]

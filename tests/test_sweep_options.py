@@ -49,7 +49,7 @@ COMBINED = [
     {"--size": ("4", 4), "--instances": ("walk:60", "walk:60"), "--count": ("10", 10), "--seed": ("3", 3),
      "--chunk-size": ("2", 2), "--max-nodes": ("5000", 5000), "--workers": ("1", 1)},
 ]
-NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide"}  # how the summary is printed, not what runs
+NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors"}  # how the summary prints; which parts rerun
 
 
 class Stopped(Exception):
@@ -81,7 +81,7 @@ def spec_from_cli(monkeypatch, words: list[str]):
         built.append((build_spec(*args), args[2]))
         return built[-1][0]
 
-    def stop(spec):
+    def stop(spec, *rest):
         raise Stopped  # before any instance is made or any process started
 
     monkeypatch.setattr(spec_module, "build_spec", record)

@@ -1,0 +1,87 @@
+"""Sweeps that cannot start say why in one line: scheduler addresses, folders; error rows
+are kept on a rerun unless --retry-errors."""
+
+import http.server
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from program import CLI
+from tilesweep.jobs.spec import build_spec
+from tilesweep.jobs.sweep import prepare, run_local
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, timeout=60):
+    """``python cli.py ARGS``: (exit code, stderr, seconds); the timeout only guards against a hang."""
+    start = time.monotonic()
+    proc = subprocess.run([*CLI, *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "DASK_SCHEDULER_ADDRESS": ""})
+    return proc.returncode, proc.stderr, time.monotonic() - start
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert "Traceback" not in stderr and lines[-1].startswith("error: "), stderr
+    return lines[-1]
+
+
+@pytest.fixture
+def http_port():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def test_scheduler_addresses(tmp_path, http_port):
+    sweep = ["sweep", "--size", 3, "--count", 2, "--out", tmp_path]
+    code, err, _ = cli(*sweep, "--scheduler", "nonsense")
+    assert code == 2 and "scheduler 'nonsense' is not a Dask scheduler address" in one_line(err)
+    code, err, _ = cli(*sweep, "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 1 and "cannot reach the Dask scheduler 'tcp://127.0.0.1:1' (Connection refused)" in one_line(err)
+    code, err, _ = cli(*sweep, "--scheduler", f"tcp://127.0.0.1:{http_port}")
+    line = one_line(err)
+    assert code == 1 and f"no Dask scheduler answers at 'tcp://127.0.0.1:{http_port}': an HTTP server" in line
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """A read-only tmpfs (as root, permission bits would not stop a write)."""
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here (needs root): {made.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=False)
+
+
+@pytest.mark.parametrize("where", ["proc", "read-only"])
+def test_unwritable_folders_are_bad_input(where, read_only):
+    folder = Path("/proc/tilesweep") if where == "proc" else read_only / "sweeps"
+    code, err, _ = cli("sweep", "--size", 3, "--count", 2, "--workers", 1, "--out", folder)
+    line = one_line(err)
+    assert code == 2 and f"--out '{folder}" in line and "cannot be written" in line
+    code, err, _ = cli("pdb", "build", "--size", 3, "--partition", "4-4", "--store", folder)
+    line = one_line(err)
+    assert code == 2 and f"--store '{folder}'" in line and "cannot be written" in line
+
+
+def test_error_rows_are_kept_unless_retry_errors(tmp_path, monkeypatch):
+    spec, _ = build_spec(dict(size=3, count=6, seed=1, out=str(tmp_path), name="faulty", chunk_size=2))
+    monkeypatch.setenv("TILESWEEP_FAULT_INSTANCES", "faulty:3")
+    run_local(prepare(spec))
+    assert prepare(spec).pending == []
+    retry = prepare(spec, retry_errors=True)
+    assert [job.chunk for job in retry.pending] == [1]
+    monkeypatch.delenv("TILESWEEP_FAULT_INSTANCES")
+    run_local(retry)
+    from tilesweep.jobs.results import load_results
+    df = load_results(spec.folder)
+    assert (df["status"] == "solved").all() and sorted(df["instance"]) == list(range(6))
