@@ -2,4 +2,5 @@
 
 from tilesweep.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (pkgutil walks do) runs nothing
+    main()
