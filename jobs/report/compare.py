@@ -109,8 +109,10 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed:
     pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
     changes = _changes(pairs[pairs["_merge"] == "both"])
     rng = np.random.default_rng(seed)
-    rows = [_configuration(key, group, changes, threshold, rng)
-            for key, group in pairs.groupby(CONFIG, sort=False, dropna=False)]
+    seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
+    order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}
+    groups = sorted(pairs.groupby(CONFIG, sort=False, dropna=False), key=lambda kv: order.get(kv[0], len(order)))
+    rows = [_configuration(key, group, changes, threshold, rng) for key, group in groups]
     return Comparison(pd.DataFrame(rows), changes, threshold)
 
 
