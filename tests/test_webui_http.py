@@ -236,6 +236,21 @@ def test_build_commands_for_named_and_explicit_groups(tmp_path):
     assert build_command("pdb:1,2/3,4", 3, odd_goal, None).endswith("--goal '1 0 2 3 4 5 6 7 8'")
 
 
+def test_a_damaged_part_is_named_and_other_sweeps_still_list(server):
+    folder = local_sweep(server.root / "sweeps", "damaged", size=3, count=6, algorithms=("astar",),
+                         heuristics=("manhattan",), chunk_size=3)
+    part = folder / "results" / "part-00001.parquet"
+    part.write_bytes(b"not parquet")
+    listing = {s["name"]: s for s in json.loads(request(server, "GET", "/api/sweeps")[1])["sweeps"]}
+    assert str(part) in listing["damaged"]["problem"] and listing["small"]["problem"] is None
+    status, text = request(server, "GET", "/api/sweeps/damaged")
+    detail = json.loads(text)
+    assert status == 200 and str(part) in detail["problem"] and detail["summary"] == []
+    status, text = request(server, "GET", "/api/sweeps/damaged/results.parquet")
+    assert_one_line(status, text, 500, 500)
+    assert str(part) in text
+
+
 def test_get_writes_nothing(server):
     out = server.root / "sweeps"
     (out / "small" / "summary.parquet").unlink()  # a GET must not write it back
