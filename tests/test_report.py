@@ -109,9 +109,8 @@ def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
         assert shown[column].map(number).to_numpy() == pytest.approx(duck[column].to_numpy(float)), column
 
 
-def test_every_status_in_the_data_gets_a_column(tmp_path):
-    folder = report_sweep(tmp_path, count=20, max_nodes=400)
-    html = build_report([str(folder)]).path.read_text()
+def test_every_status_in_the_data_gets_a_column(swept):
+    folder, _, html = swept
     headers = Tables(html).tables["coverage"]["headers"]
     statuses = set(load_results(folder)["status"])
     assert statuses <= set(headers) and "budget_exceeded" in statuses
@@ -167,6 +166,7 @@ def test_scatter_draws_unsolved_runs_on_the_edge(swept):
     assert (np.asarray(unsolved["y"])[lc_unsolved] == edge).all()
 
 
+@pytest.mark.slow  # a second sweep and a two-sweep report: ~15 s on a busy machine
 def test_compare_section_when_asked(swept, tmp_path):
     folder, _, _ = swept
     again = report_sweep(tmp_path, name="again")

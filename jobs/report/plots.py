@@ -144,7 +144,9 @@ def ebf_distribution(data: ReportData):
     fig = _figure("ebf", "effective branching factor (share of solved runs per bin)", "EBF", "share of runs", width=940)
     if solved.empty:
         return fig
-    edges = np.linspace(solved["ebf"].min(), solved["ebf"].max() + 1e-9, 61)
+    per_config = len(solved) / solved["config"].nunique()
+    bins = int(np.clip(np.sqrt(per_config), 10, 60))  # ~sqrt(n) bins: smooth for 100 runs, fine for 10,000
+    edges = np.linspace(solved["ebf"].min(), solved["ebf"].max() + 1e-9, bins + 1)
     legend = []
     for config, rows in solved.groupby("config", sort=False):
         counts, _ = np.histogram(rows["ebf"], bins=edges)
