@@ -103,10 +103,10 @@ def test_instance_table_sorts_and_filters(page):
     driver, rows = page
     header = {th.text.strip(" ▲▼"): th for th in driver.find_elements("css selector", "#instances thead th")}
     driver.find_element("css selector", "#instances th[data-col='nodes']").click()
-    nodes = [int(r[6].replace(",", "")) for r in shown_rows(driver)]
+    nodes = [int(r[7].replace(",", "")) for r in shown_rows(driver)]
     assert nodes == sorted(rows["nodes_generated"].astype(int))[:25]
     driver.find_element("css selector", "#instances th[data-col='nodes']").click()
-    nodes = [int(r[6].replace(",", "")) for r in shown_rows(driver)]
+    nodes = [int(r[7].replace(",", "")) for r in shown_rows(driver)]
     assert nodes == sorted(rows["nodes_generated"].astype(int), reverse=True)[:25]
     assert "nodes" in header
     box = driver.find_element("id", "instance-filter")
@@ -117,7 +117,7 @@ def test_instance_table_sorts_and_filters(page):
     driver.find_element("id", "page-next").click()
     shown += shown_rows(driver)
     assert sorted(int(r[1]) for r in shown) == sorted(want["instance"])
-    assert all(r[2] == "idastar" and r[4] == "budget_exceeded" for r in shown)
+    assert all(r[2] == "idastar" and r[4] == "budget_exceeded" and r[5] == "nodes" for r in shown)
     assert f"page 2 of 2 · {len(want)} of {len(rows)} rows" in driver.find_element("id", "page-info").text
     box.clear()
     box.send_keys("x")

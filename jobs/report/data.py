@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.status import STATUSES
 
 from ..summary import summarize
 from .sql import connect
@@ -24,7 +25,7 @@ from .sweeps import Sweep
 
 ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, status, cost, nodes_generated, "
                "ebf, h0, seconds, hash(size, goal, tiles) AS board")
-STATUS_ORDER = ("solved", "unsolvable", "budget_exceeded", "timeout", "depth_limit", "error")
+STATUS_ORDER = STATUSES + ("depth_limit",)  # known first (depth_limit: sweeps before the split), others after
 SUMMARY_FIGURES = ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", "seconds_mean", "nodes_per_second"]
 
 

@@ -26,7 +26,6 @@ from .data import ReportData
 HERE = Path(__file__).parent
 MAX_TABLE_ROWS = 50_000
 SPEC_FIELDS = ("size", "goal", "instances", "seed", "count", "algorithms", "heuristics", "max_nodes", "chunk_size")
-TABLE_COLUMNS = ["sweep", "instance", "algorithm", "heuristic", "status", "cost", "nodes", "ebf", "seconds", "h0"]
 
 
 def cell(value) -> dict:
@@ -88,7 +87,9 @@ def instance_data(data: ReportData) -> dict:
     rows = data.rows if keep is None else data.rows[data.rows["item"].isin(keep)]
     keys = rows[["sweep", "instance"]].drop_duplicates()
     data.con.register("_table_keys", keys)
-    text = data.con.sql("SELECT sweep, instance, algorithm, heuristic, tiles, moves FROM results "
+    present = {row[0] for row in data.con.sql("DESCRIBE results").fetchall()}
+    reason = "status_reason" if "status_reason" in present else "NULL::VARCHAR AS status_reason"  # older sweeps
+    text = data.con.sql(f"SELECT sweep, instance, algorithm, heuristic, tiles, moves, {reason} FROM results "
                         "SEMI JOIN _table_keys USING (sweep, instance)").df()
     data.con.unregister("_table_keys")
     rows = rows.merge(text, on=["sweep", "instance", "algorithm", "heuristic"], how="left")
@@ -105,8 +106,9 @@ def instance_data(data: ReportData) -> dict:
         return index.tolist(), [v.item() if hasattr(v, "item") else v for v in values]
 
     columns, lookups = {}, {}
-    for name in ("sweep", "algorithm", "heuristic", "status", "goal"):
-        series = rows["size"].astype(str) + "|" + rows["goal"].astype(str) if name == "goal" else rows[name]
+    for name in ("sweep", "algorithm", "heuristic", "status", "reason", "goal"):
+        series = (rows["size"].astype(str) + "|" + rows["goal"].astype(str) if name == "goal"
+                  else rows["status_reason"].fillna("") if name == "reason" else rows[name])
         columns[name], lookups[name] = codes(series)
     columns.update(instance=rows["instance"].astype(int).tolist(), cost=num(rows["cost"]),
                    nodes=num(rows["nodes_generated"]), ebf=num(rows["ebf"], 5), seconds=num(rows["seconds"], 3),

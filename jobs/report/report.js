@@ -7,12 +7,12 @@
   const COLS = DATA.columns, COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
   for (const [col, values] of Object.entries(DATA.lookups))  // codes back to their text
     DATA.data[COL[col]] = DATA.data[COL[col]].map((k) => values[k]);
-  const SHOWN = ["sweep", "instance", "algorithm", "heuristic", "status", "cost", "nodes", "ebf", "seconds", "h0"];
+  const SHOWN = ["sweep", "instance", "algorithm", "heuristic", "status", "reason", "cost", "nodes", "ebf", "seconds", "h0"];
   const N = DATA.data[0].length, PAGE = 25;
   const value = (row, col) => DATA.data[COL[col]][row];
   let order = Array.from({length: N}, (_, i) => i), view = order, page = 0, sortCol = null, sortDir = 1;
 
-  const text = (row) => ["sweep", "instance", "algorithm", "heuristic", "status"].map((c) => String(value(row, c))).join(" ").toLowerCase();
+  const text = (row) => ["sweep", "instance", "algorithm", "heuristic", "status", "reason"].map((c) => String(value(row, c))).join(" ").toLowerCase();
   const fmt = (col, v) => v === null || v === undefined ? "–" :
     typeof v === "number" ? (col === "seconds" ? v.toPrecision(3) : col === "ebf" ? v.toFixed(4) : v.toLocaleString("en")) : v;
 
