@@ -1,6 +1,7 @@
 """Small real sweeps run in this process (no Dask), for the results-side tests."""
 
 from tilesweep.cluster.tables import open_tables
+from tilesweep.jobs.runrecord import record_run
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import finish, prepare, run_local
 
@@ -10,6 +11,7 @@ def local_sweep(out, name, baseline=None, store=None, **options):
     ``pdb:`` heuristics read (and build once) their tables in ``store``."""
     spec, _ = build_spec({**options, "out": str(out), "name": name}, workers=1)
     plan = prepare(spec)
+    record_run(spec.folder, "in-process (tests)", 1)
     _, tables = open_tables(store, spec.heuristics, spec.size, spec.goal_tuple, build=True) if store else (None, {})
     run_local(plan, tables_for=lambda h: tables.get(h, ()))
     finish(spec, baseline)

@@ -79,6 +79,18 @@ def test_report_is_written_beside_the_sweep_and_is_self_contained(swept):
         assert f'id="{section}"' in html
 
 
+def test_header_shows_each_sweeps_spec_and_run_record(swept):
+    from tilesweep import __version__
+    from tilesweep.jobs.runrecord import machine
+    folder, _, html = swept
+    header = Tables(html).frame("sweeps")
+    assert header["sweep"].tolist() == ["rep"] and header["rows"].tolist() == ["360"]
+    assert header["heuristics"].iloc[0] == "manhattan, linear-conflict, pdb:4-4" and header["seed"].iloc[0] == "11"
+    assert header["tilesweep"].iloc[0] == __version__
+    assert header["machine"].iloc[0] == f"{machine()['cpu']}, {machine()['cores']} cores"
+    assert header["scheduler"].iloc[0] == "in-process (tests)"
+
+
 def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
     folder, _, html = swept
     shown = Tables(html).frame("coverage").set_index(["algorithm", "heuristic"])

@@ -88,6 +88,14 @@ def test_the_embedded_cluster_dashboard_link_is_printed(swept):
     assert re.search(r"^dashboard: http://127\.0\.0\.1:\d+/status$", proc.stderr, re.M), proc.stderr
 
 
+def test_a_run_record_is_written_beside_the_spec(swept):
+    from tilesweep import __version__
+    folder, _ = swept
+    runs = json.loads((folder / "run.json").read_text())["runs"]
+    assert len(runs) == 1 and runs[0]["tilesweep"] == __version__ and runs[0]["workers"] == 1
+    assert runs[0]["scheduler"] == "embedded LocalCluster" and runs[0]["machine"]["cores"] == os.cpu_count()
+
+
 def test_three_readers_agree(local):
     folder = local
     by_pandas = pd.read_parquet(folder / "results")
