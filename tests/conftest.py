@@ -6,6 +6,8 @@ developing: the exhaustive checks (``slow``) and the tiers that start real proce
 headless Chromium), which count as slow too. ``-m cluster`` and the like run one tier.
 """
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(name) for name in SLOW_TIERS):
             item.add_marker(pytest.mark.slow)
+
+
+ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", DATA.parents[1] / "test-artifacts"))
+_SESSION_START = time.time()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Name the screenshots and other artifacts this run wrote (browser tests)."""
+    written = sorted(p for p in ARTIFACTS.rglob("*") if p.is_file() and p.stat().st_mtime >= _SESSION_START) \
+        if ARTIFACTS.is_dir() else []
+    if written:
+        terminalreporter.write_sep("-", f"{len(written)} test artifact(s) in {ARTIFACTS}")
+        for path in written:
+            terminalreporter.write_line(str(path))
 
 
 def read_korf100() -> dict[int, tuple[int, ...]]:
