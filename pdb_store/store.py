@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -212,16 +212,24 @@ class PDBStore:
                 tables.append(self.table(size, goal, group))
         return tuple(tables)
 
-    def verify(self) -> list[TableCheck]:
-        """Re-hash every table of the manifest; also report ``.npy`` files it does not list."""
+    def verify(self, deep: bool = False) -> list[TableCheck]:
+        """Re-hash every table of the manifest; also report ``.npy`` files it does not list.
+
+        With ``deep`` also check each table's values (:mod:`pdb_store.deep`); see
+        :meth:`checks` to get the results one table at a time.
+        """
+        return list(self.checks(deep))
+
+    def checks(self, deep: bool = False) -> Iterator[TableCheck]:
+        """:meth:`verify`, yielding each table's result as soon as it is known."""
         self._check_open()
         manifest = read_manifest(self.root)
-        results = [check(self.root, manifest[name]) for name in sorted(manifest)]
+        for name in sorted(manifest):
+            yield check(self.root, manifest[name], deep)
         for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in manifest):
-            results.append(TableCheck(orphan, False, f"pattern database {self.root / orphan} is "
-                                      "not recorded in the manifest; delete it or rebuild it "
-                                      "with `tilesweep pdb build`", None))
-        return results
+            yield TableCheck(orphan, False, f"pattern database {self.root / orphan} is "
+                             "not recorded in the manifest; delete it or rebuild it "
+                             "with `tilesweep pdb build`", None)
 
 
 def _make_root(root: Path) -> None:

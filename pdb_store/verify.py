@@ -9,6 +9,7 @@ import numpy as np
 
 from tilesweep.solver.ranking import placement_count
 
+from .deep import first_bad_entry
 from .errors import CorruptTableError, MissingTableError
 from .files import read_npy_header, sha256_file
 from .manifest import FORMAT_VERSION, TableEntry
@@ -76,11 +77,28 @@ def check_file(root: Path, entry: TableEntry) -> None:
                                    f"recorded {entry.sha256}")
 
 
-def check(root: Path, entry: TableEntry) -> TableCheck:
-    """Verify ``entry`` and its file without raising; report the problem if any."""
+def check_content(root: Path, entry: TableEntry) -> None:
+    """Check the values of a verified file by the rules of :mod:`pdb_store.deep`.
+
+    Raises
+    ------
+    CorruptTableError
+        Naming the first entry that breaks a rule, its placement and the fix.
+    """
+    table = np.load(root / entry.file, mmap_mode="r", allow_pickle=False)
+    bad = first_bad_entry(table, entry.size, tuple(entry.goal), tuple(entry.group))
+    if bad is not None:
+        raise corrupt(root, entry, "holds values no pattern database can hold, though its "
+                                   f"checksum matches the manifest: {bad.describe(entry.group)}")
+
+
+def check(root: Path, entry: TableEntry, deep: bool = False) -> TableCheck:
+    """Verify ``entry`` and its file (and with ``deep`` its values) without raising."""
     try:
         check_entry_matches(root, entry, entry.size, entry.goal, entry.group)
         check_file(root, entry)
+        if deep:
+            check_content(root, entry)
     except (MissingTableError, CorruptTableError) as error:
         return TableCheck(entry.file, False, str(error), entry)
     return TableCheck(entry.file, True, None, entry)

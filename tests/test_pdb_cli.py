@@ -1,15 +1,17 @@
 """The ``pdb build``, ``pdb list`` and ``pdb verify`` commands, end to end on 3x3 tables."""
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from program import CLI
 from tilesweep.cli import app
-from tilesweep.solver.ranking import placement_count
+from tilesweep.solver.ranking import placement_count, unrank_placement
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["pdb_3x3_blank-first_1-2-3-4.npy", "pdb_3x3_blank-first_5-6-7-8.npy"]
@@ -127,3 +129,38 @@ def test_store_on_a_file_is_refused(tmp_path):
     for command in ("list", "verify"):
         result = invoke("pdb", command, "--store", str(tmp_path / "file"))
         assert result.exit_code == 1 and "is not a directory" in result.stderr
+
+
+def test_verify_deep_passes_on_built_tables(store):
+    p = run_cli("pdb", "verify", "--deep", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:2]] == [["ok", name] for name in NAMES]
+    assert all("values checked in" in line for line in lines[:2])
+    assert lines[2] == f"2 of 2 table(s) in {store} verified"
+
+
+def test_verify_deep_refuses_values_a_checksum_cannot_catch(store):
+    """One entry +1, another -1, the manifest rewritten to the new checksum: only --deep sees it."""
+    path = store / NAMES[1]
+    table = np.load(path)
+    top = np.flatnonzero(table == table.max())  # no other entry's rules lean on these
+    first, second = int(top[0]), int(top[1])
+    table[first] += 1
+    table[second] -= 1
+    path.chmod(0o644)
+    np.save(path, table)
+    manifest = json.loads((store / "manifest.json").read_text())
+    manifest["tables"][NAMES[1]]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (store / "manifest.json").write_text(json.dumps(manifest))
+    assert invoke("pdb", "verify", "--store", str(store)).exit_code == 0
+    result = invoke("pdb", "verify", "--deep", "--store", str(store))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"ok   {NAMES[0]}") and lines[1].startswith(f"BAD  {NAMES[1]}")
+    cells = np.empty(4, dtype=np.int64)
+    unrank_placement(first, 4, 9, cells)
+    named = f"entry {first} (tiles 5,6,7,8 on cells {','.join(map(str, cells))}) holds {table[first]}"
+    assert named in lines[1] and "1 more entry breaks the rules" in lines[1]
+    assert "tilesweep pdb build --size 3 --goal blank-first --partition 5,6,7,8" in lines[1]
+    assert lines[2] == f"1 of 2 table(s) in {store} verified"
