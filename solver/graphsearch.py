@@ -19,7 +19,7 @@ when its children are generated.
 
 import numpy as np
 
-from .hstate import HS_LEN, child_h, h_init, slide
+from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
 from .idastar import is_goal
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
@@ -80,7 +80,7 @@ def _priority(f, g, seq):
 
 
 @kernel
-def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
+def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     """Run A* (``kind`` 0), BFS (1) or DFS (2) from ``tiles8``.
 
     Parameters
@@ -91,6 +91,8 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
     goal_pos : int64[N]   goal cell of each tile
     nbr : int64[N, 4]     neighbour table
     H : KernelHeuristic   heuristic (A* only uses it; h0 is reported for all)
+    fsm : int32[S * 4]    pruning automaton (:mod:`solver.fsm`, the strict table), read
+                          if ``use_fsm`` in place of parent pruning
     limits : int64[LIMITS_LEN]  node budget, time limit and the most boards the node
                           store may hold (:mod:`solver.limits`); the store doubles, so it
                           stops (``BUDGET_MEMORY``) before a doubling would exceed that
@@ -102,14 +104,15 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
     cost, generated, expanded, max_depth, h0 : int64
     """
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
-        group_k, tables, reflect, refl_tile, refl_cell = H
+        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
+        goal_col, wd_link_v, wd_link_h, _, _ = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
     rows = np.zeros((1, HS_LEN), dtype=np.int64)
-    parts = np.zeros(7, dtype=np.int64)
+    parts = np.zeros(PARTS_LEN, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
     empty_path = np.zeros(0, dtype=np.int8)
     if is_goal(tiles, goal_pos):
@@ -120,6 +123,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
     gs = np.zeros(cap, dtype=np.int64)
     parents = np.zeros(cap, dtype=np.int64)
     moves = np.zeros(cap, dtype=np.int8)
+    qs = np.zeros(cap, dtype=np.int32)  # automaton state of each node's path
     slots = np.full(2 * cap, EMPTY, dtype=np.int64)
     k1, k2 = pack(tiles)
     keys[0, 0], keys[0, 1] = k1, k2
@@ -177,7 +181,12 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
         blank = pos[0]
         n_children = 0
         for m in range(4):
-            if m == 3 - moves[node]:
+            nq = 0
+            if use_fsm:
+                nq = fsm[qs[node] * 4 + m]
+                if nq < 0:
+                    continue  # a shorter path reaches the child: not generated
+            elif m == 3 - moves[node]:
                 continue  # parent pruning
             tgt = nbr[blank, m]
             if tgt < 0:
@@ -194,9 +203,12 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
             if kind == ASTAR:
                 g1 = tile_group[t] if n_groups > 0 else -1
                 g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
+                w = wd_step(rows[0], size, t, blank, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
+                            parts) if use_wd else 0
                 hc = child_h(tiles, pos, size, t, blank, tgt, rows, 0, tile_cost, scale, use_lc,
                              lc_code, lc_table, n_groups, group_tiles, group_k, g1, tables[max(g1, 0)],
-                             g2, tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
+                             g2, tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms,
+                             parts)
             k1, k2 = pack(tiles)
             slot = find_slot(slots, keys, k1, k2)
             known = slots[slot]
@@ -209,6 +221,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
                         gs = grow_rows(gs, count)
                         parents = grow_rows(parents, count)
                         moves = grow_rows(moves, count)
+                        qs = grow_rows(qs, count)
                     known = count
                     count += 1
                     keys[known, 0], keys[known, 1] = k1, k2
@@ -216,6 +229,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits):
                 gs[known] = g + 1
                 parents[known] = node
                 moves[known] = m
+                qs[known] = nq
                 if g + 1 > max_depth:
                     max_depth = g + 1
                 if kind == ASTAR:

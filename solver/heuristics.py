@@ -5,9 +5,12 @@ Every heuristic is the same three-part sum that the kernels update per move:
 * a per-tile table ``tile_cost[t, c]`` (Manhattan, misplaced, Euclidean in fixed point),
 * optional linear-conflict line tables (Hansson, Mayer & Yung 1992, admissible form),
 * optional disjoint additive pattern databases (Korf & Felner 2002), with the optional
-  main-diagonal reflection lookup (the max of the two sums).
+  main-diagonal reflection lookup (the max of the two sums),
+* optional walking distance (Takahashi 2001, :mod:`solver.walking`).
 
-None of them counts the blank.
+``max(A,B,...)`` takes the maximum of its parts inside the kernels: each part is a *term*
+(a set of the parts above that it adds up) and h is the largest term. None of them
+counts the blank.
 """
 
 from __future__ import annotations
@@ -19,11 +22,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InvalidBoardError, UnknownNameError
+from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
+from .hstate import TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .ranking import placement_count
+from .walking import WalkTable, walk_table
 
-BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced")
+BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", "walking-distance")
+PER_TILE = ("manhattan", "linear-conflict", "euclidean", "misplaced")
+WD_SIZES = (3, 4)  # the 5x5 pattern code would not fit 64 bits
+MAX_TERMS = 4
 MAX_GROUPS = 8
 EUCLID_SCALE = 1 << 20  # fixed point: h = ceil(sum(floor(d * scale)) / scale)
 
@@ -52,10 +60,17 @@ class HeuristicSpec:
     base: str
     groups: tuple[tuple[int, ...], ...] = ()
     reflect: bool = False
+    parts: tuple[str, ...] = ()  # max(...): the base of each part, in order
 
     @property
     def is_pdb(self) -> bool:
-        return self.base == "pdb"
+        """Whether it reads pattern databases (a ``pdb:`` or a ``max`` with one)."""
+        return bool(self.groups)
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """The base of each term: the parts of a ``max``, else the base itself."""
+        return self.parts or (self.base,)
 
 
 def heuristic_names(size: int) -> list[str]:
@@ -102,7 +117,14 @@ def _explicit_groups(text: str, size: int) -> tuple[tuple[int, ...], ...]:
 
 
 def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
-    """Parse a heuristic name (``manhattan``, ``pdb:7-8+reflect``, ``pdb:1,2/3,4``)."""
+    """Parse a heuristic name (``manhattan``, ``pdb:7-8+reflect``, ``pdb:1,2/3,4``,
+    ``max(pdb:6-6-3+reflect,walking-distance)``)."""
+    if name.startswith("max(") and name.endswith(")"):
+        return _parse_max(name, size, goal)
+    _refuse_sum(name)
+    if name == "walking-distance" and size not in WD_SIZES:
+        raise UnknownNameError(f"heuristic {name!r} is built for sizes "
+                               f"{', '.join(map(str, WD_SIZES))} only, not {size}")
     if name in BASE_HEURISTICS:
         return HeuristicSpec(name, name)
     if not name.startswith("pdb:"):
@@ -119,6 +141,34 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
         raise InvalidBoardError(f"heuristic {name!r}: +reflect needs a goal whose blank is on the "
                                 "main diagonal, so the reflected goal is the goal")
     return HeuristicSpec(name, "pdb", groups, reflect)
+
+
+def _refuse_sum(name: str) -> None:
+    """Refuse ``A+B``: only ``+reflect`` may follow a name."""
+    head, plus, tail = name.partition("+")
+    if plus and tail != "reflect":
+        raise InvalidOptionError(
+            f"heuristic {name!r} adds two heuristics; only pattern databases of disjoint tiles "
+            "add up (walking distance, Manhattan distance and a PDB count the same tile moves, "
+            f"so their sum is not admissible); take the maximum instead: max({head},{tail})")
+
+
+def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
+    """Parse ``max(A,B,...)`` into one spec whose terms the kernels take the maximum of."""
+    texts = re.split(r",(?=[a-z])", name[4:-1])  # explicit groups hold commas before digits
+    parts = [parse_heuristic(text, size, goal) for text in texts if not text.startswith("max(")]
+    if len(parts) != len(texts) or not 2 <= len(parts) <= MAX_TERMS:
+        raise InvalidOptionError(f"heuristic {name!r}: expected max(A,B,...) of 2 to {MAX_TERMS} "
+                                 "heuristics that are not themselves max(...)")
+    pdbs = [p for p in parts if p.is_pdb]
+    per_tile = {p.base for p in parts if p.base in PER_TILE}
+    if len(pdbs) > 1 or sum(p.base == "walking-distance" for p in parts) > 1 or \
+            len(per_tile - {"manhattan", "linear-conflict"}) + bool(per_tile & {"manhattan", "linear-conflict"}) > 1:
+        raise InvalidOptionError(f"heuristic {name!r}: a max takes at most one pattern database, one "
+                                 "walking distance and one of euclidean, misplaced or "
+                                 "manhattan/linear-conflict")
+    pdb = pdbs[0] if pdbs else HeuristicSpec("", "")
+    return HeuristicSpec(name, "max", pdb.groups, pdb.reflect, tuple(p.base for p in parts))
 
 
 class KernelHeuristic(NamedTuple):
@@ -138,6 +188,12 @@ class KernelHeuristic(NamedTuple):
     reflect : bool            also look up the main-diagonal reflection; take the max
     refl_tile : int8[N]       relabelling of tiles under the reflection
     refl_cell : int8[N]       cell mirrored about the main diagonal
+    terms : int64[MAX_TERMS]  per term, the parts it adds (hstate.TERM_* bits); h = max
+    n_terms : int64           terms in use
+    use_wd : bool             track walking distance
+    goal_row, goal_col : int64[N]     goal row and column of each tile
+    wd_link_v, wd_link_h : int32[:]   walking-distance link tables (:mod:`solver.walking`)
+    wd_v, wd_h : (int64[P], int32[P], uint8[P])  pattern codes, numbers and distances
     """
 
     tile_cost: np.ndarray
@@ -153,6 +209,15 @@ class KernelHeuristic(NamedTuple):
     reflect: bool
     refl_tile: np.ndarray
     refl_cell: np.ndarray
+    terms: np.ndarray
+    n_terms: int
+    use_wd: bool
+    goal_row: np.ndarray
+    goal_col: np.ndarray
+    wd_link_v: np.ndarray
+    wd_link_h: np.ndarray
+    wd_v: tuple
+    wd_h: tuple
 
 
 def tile_cost_table(base: str, size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, int]:
@@ -247,9 +312,8 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
                             tables: tuple[np.ndarray, ...]) -> KernelHeuristic:
     """Build the kernel arrays of ``spec`` (see :func:`kernel_heuristic`)."""
     n = size * size
-    cost, scale = tile_cost_table(spec.base, size, goal)
-    if spec.base == "linear-conflict":
-        cost, scale = tile_cost_table("manhattan", size, goal)
+    per_tile = [b for b in spec.bases if b in PER_TILE] or ["pdb"]
+    cost, scale = tile_cost_table("manhattan" if per_tile[0] == "linear-conflict" else per_tile[0], size, goal)
     if len(tables) != len(spec.groups):
         raise ValueError(f"{spec.name} needs {len(spec.groups)} tables, got {len(tables)}")
     tile_group = np.full(n, -1, dtype=np.int8)
@@ -269,6 +333,43 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
         view.flags.writeable = False  # one numba type for mmapped and in-memory tables
         padded.append(view)
     refl_tile, refl_cell = reflection(size, goal)
-    return KernelHeuristic(cost, scale, spec.base == "linear-conflict", line_codes(size, goal),
+    terms = term_masks(spec.bases)
+    return KernelHeuristic(cost, scale, "linear-conflict" in spec.bases, line_codes(size, goal),
                            line_conflict_table(size), len(spec.groups), tile_group, group_tiles,
-                           group_k, tuple(padded), spec.reflect, refl_tile, refl_cell)
+                           group_k, tuple(padded), spec.reflect, refl_tile, refl_cell, terms,
+                           len(spec.bases), "walking-distance" in spec.bases,
+                           *walk_arrays(size, goal, "walking-distance" in spec.bases))
+
+
+def term_masks(bases: tuple[str, ...]) -> np.ndarray:
+    """``int64[MAX_TERMS]``: the parts (hstate.TERM_* bits) each term adds up."""
+    bits = {"linear-conflict": TERM_TILES | TERM_LC, "pdb": TERM_PDB, "walking-distance": TERM_WD}
+    masks = np.zeros(MAX_TERMS, dtype=np.int64)
+    masks[: len(bases)] = [bits.get(b, TERM_TILES) for b in bases]
+    return masks
+
+
+def walk_arrays(size: int, goal: tuple[int, ...], use: bool) -> tuple:
+    """Goal rows and columns, link tables and pattern tables of walking distance.
+
+    Unused walking distance still gets arrays of the same types (one numba signature).
+    """
+    n = size * size
+    goal_row = np.zeros(n, dtype=np.int64)
+    goal_col = np.zeros(n, dtype=np.int64)
+    for cell, tile in enumerate(goal):
+        goal_row[tile], goal_col[tile] = divmod(cell, size)
+    if use:
+        v, h = (walk_table(size, line) for line in divmod(goal.index(0), size))
+    else:
+        v = h = _NO_WALK
+    return goal_row, goal_col, v.link, h.link, (v.codes, v.ids, v.dist), (h.codes, h.ids, h.dist)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+_NO_WALK = WalkTable(_read_only(np.zeros(1, np.int64)), _read_only(np.zeros(1, np.int32)),
+                     _read_only(np.full(1, -1, np.int32)), _read_only(np.zeros(1, np.uint8)))

@@ -21,7 +21,7 @@ heuristic, including linear conflicts and pattern databases.
 
 import numpy as np
 
-from .hstate import HS_LEN, child_h, commit_child, h_init, slide
+from .hstate import HS_LEN, PARTS_LEN, child_h, commit_child, h_init, slide, wd_step
 from .jit import inline_kernel, kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
@@ -205,8 +205,8 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
 
 
 @kernel
-def _idastar(tiles8, size, goal_pos, nbr, H, limits):
-    """IDA* for any heuristic.
+def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
+    """IDA* for any heuristic, with parent or automaton pruning.
 
     Parameters
     ----------
@@ -216,6 +216,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
     nbr : int64[N, 4]     neighbour table (:func:`solver.geometry.neighbours`)
     H : KernelHeuristic   admissible heuristic arrays
     limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
+    fsm : int32[S * 4]    pruning automaton (:mod:`solver.fsm`), read if ``use_fsm``
 
     Returns
     -------
@@ -226,7 +227,8 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
     n_iter, h0 : int64
     """
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
-        group_k, tables, reflect, refl_tile, refl_cell = H
+        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
+        goal_col, wd_link_v, wd_link_h, _, _ = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -234,9 +236,10 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
         pos[tiles[c]] = c
     lists = successor_lists(nbr)
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
-    parts = np.zeros(7, dtype=np.int64)
+    parts = np.zeros(PARTS_LEN, dtype=np.int64)
     path, bounds, iter_nodes = _outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
@@ -252,6 +255,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
         next_bound = np.int64(1) << 40
         d = 0
         b = pos[0]
+        q = np.int64(0)
         p = list_start(b, -1)
         while True:
             code = lists[p]
@@ -263,8 +267,14 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
                 pb = np.int64(blank_of(lists[p - np.uint64(1)]))
                 slide(tiles, pos, b, pb)
                 b = pb
+                q = st_q[d]
                 continue
             p += np.uint64(1)
+            nq = q
+            if use_fsm:
+                nq = np.int64(fsm[q * 4 + move_of(code)])
+                if nq < 0:
+                    continue  # completes a forbidden move string: not generated
             if generated >= check_at:
                 hit = limit_hit(generated, limits, deadline)
                 if hit != RUNNING:
@@ -277,17 +287,20 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
             slide(tiles, pos, b, tgt)
             g = tile_group[t] if n_groups > 0 else -1
             g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
+            w = wd_step(rows[d], size, t, b, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
+                        parts) if use_wd else 0
             hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
                          lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
-                         tables[max(g2, 0)], reflect, refl_tile, refl_cell, parts)
+                         tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
             f = d + 1 + hc
             if f > bound:
                 if f < next_bound:
                     next_bound = f
                 slide(tiles, pos, tgt, b)
                 continue
-            commit_child(rows, d, use_lc, n_groups, reflect, g, g2, parts)
+            commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts)
             st_pos[d] = p
+            st_q[d] = q
             if hc == 0 and is_goal(tiles, goal_pos):
                 write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
@@ -297,6 +310,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits):
             expanded += 1
             d += 1
             b = tgt
+            q = nq
             p = list_start(tgt, move_of(code))
         iter_nodes[n_iter - 1] = generated - start_generated
         bound = next_bound

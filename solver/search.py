@@ -10,9 +10,11 @@ import numpy as np
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
-from .hstate import HS_LEN, h_init
+from .hstate import HS_LEN, TERM_TILES, TERM_WD, h_init
 from .idastar import _idastar, _idastar_tiles
+from .idastar_walk import _idastar_walk, walk_steps
 from .status import SOLVED, outcome
+from .walking import start_patterns
 
 
 @lru_cache(maxsize=64)
@@ -88,31 +90,48 @@ def _solved_at_start(result, h0):
     return _finish(result, SOLVED, np.zeros(0, np.int8), 0, 1, 0, h0, 0.0)
 
 
-def run_idastar(board, goal, H, limits, result):
+_NO_FSM = np.zeros(4, dtype=np.int32)
+_NO_FSM.flags.writeable = False
+
+
+def idastar_call(board, goal, H, limits, fsm):
+    """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
+    per-tile heuristic with parent pruning, the walking-distance kernel for walking
+    distance alone, else the general one. ``fsm``: an automaton table, or None."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(board.size)
-    per_tile = not H.use_lc and H.n_groups == 0
-    if per_tile:
-        def call(tiles):
-            return _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
-    else:
-        nbr64 = neighbours64(board.size)
+    use_fsm = fsm is not None
+    table = fsm if use_fsm else _NO_FSM
+    if H.n_terms == 1 and H.terms[0] == TERM_TILES and not use_fsm:
+        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
+    if H.n_terms == 1 and H.terms[0] == TERM_WD:
+        step = walk_steps(board.size, goal)
 
         def call(tiles):
-            return _idastar(tiles, board.size, goal_pos, nbr64, H, limits)
-    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(
-        call, board, goal, "idastar-tiles" if per_tile else "idastar")
+            v0, h0 = start_patterns(tiles.tolist(), goal, board.size)
+            return _idastar_walk(tiles, board.size, goal_pos, nbr, step, H.wd_link_v, H.wd_link_h,
+                                 v0, h0, table, use_fsm, limits)
+        return "idastar-walk", call
+    nbr64 = neighbours64(board.size)
+    return "idastar", lambda tiles: _idastar(tiles, board.size, goal_pos, nbr64, H, limits, table, use_fsm)
+
+
+def run_idastar(board, goal, H, limits, result, automaton=None):
+    name, call = idastar_call(board, goal, H, limits, None if automaton is None else automaton.full)
+    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(call, board, goal, name)
     result.iterations = [{"bound": b, "nodes_generated": k}
                          for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist(), strict=True)]
     return _finish(result, status, path, cost, gen, exp, h0, seconds)
 
 
 def _graph_runner(kind):
-    def run_graph(board, goal, H, limits, result):
+    def run_graph(board, goal, H, limits, result, automaton=None):
         goal_pos, nbr = goal_positions(goal), neighbours64(board.size)
+        table = _NO_FSM if automaton is None else automaton.strict
 
         def call(tiles):
-            return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, limits)
+            return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, limits, table,
+                                 automaton is not None)
 
         (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal, "graph")
         result.max_depth = int(max_depth)
@@ -124,8 +143,10 @@ RUNNERS = {"idastar": run_idastar, "astar": _graph_runner(ASTAR), "bfs": _graph_
            "dfs": _graph_runner(DFS)}
 
 
-def run(algorithm, board, goal, H, limits, result):
-    """Run ``algorithm`` under ``limits`` (:func:`solver.limits.make_limits`); fill ``result``."""
+def run(algorithm, board, goal, H, limits, result, automaton=None):
+    """Run ``algorithm`` under ``limits`` (:func:`solver.limits.make_limits`); fill ``result``.
+
+    ``automaton`` (:mod:`solver.fsm`) replaces parent pruning when given."""
     if board.tiles == tuple(goal):
         return _solved_at_start(result, heuristic_of(board, goal, H))
-    return RUNNERS[algorithm](board, goal, H, limits, result)
+    return RUNNERS[algorithm](board, goal, H, limits, result, automaton)

@@ -10,6 +10,7 @@ import numpy as np
 from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
+from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from .limits import UNLIMITED, make_limits
 from .options import byte_size, whole_number
@@ -49,6 +50,7 @@ class SolveResult:
     max_nodes: int | None = None
     time_limit: float | None = None
     max_memory: int | None = None
+    pruning: str = "parent"
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
@@ -124,7 +126,7 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
           max_nodes: int | None = None, time_limit: float | None = None,
-          max_memory: int | None = None) -> SolveResult:
+          max_memory: int | None = None, prune: str | Pruning = "parent") -> SolveResult:
     """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
 
     Unsolvable boards are detected by parity and returned with
@@ -133,20 +135,24 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     ``seconds`` covers the search only: kernels are compiled before the clock starts.
     The limits (statuses in :mod:`solver.status`): ``max_nodes`` generated,
     ``time_limit`` seconds, and ``max_memory`` bytes for the boards A*, BFS and DFS store.
+    ``prune`` is ``parent`` (never undo the last move) or ``fsm[:DEPTH]`` (an automaton
+    of duplicate move strings, :mod:`solver.fsm`).
     """
     goal_t = resolve_goal(goal, board.size)
     check_algorithm(algorithm)
     budget = check_budget(max_nodes, algorithm)
     time_limit = check_time_limit(time_limit)
     max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
+    pruning = prune if isinstance(prune, Pruning) else parse_pruning(prune, board.size)
     spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
     name = spec.name if algorithm in INFORMED else "none"
     result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable",
                          max_nodes=None if budget == UNLIMITED else budget, time_limit=time_limit,
-                         max_memory=max_memory)
+                         max_memory=max_memory, pruning=str(pruning))
     H = kernel_heuristic(spec, board.size, goal_t, tuple(tables))
     if not is_solvable(board.tiles, goal_t, board.size):
         result.h0 = search.heuristic_of(board, goal_t, H)
         return result
     limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
-    return search.run(algorithm, board, goal_t, H, limits, result)
+    fsm = automaton(board.size, pruning.depth) if pruning.kind == "fsm" else None
+    return search.run(algorithm, board, goal_t, H, limits, result, fsm)

@@ -1,0 +1,145 @@
+"""IDA* with walking distance alone: one link-table read per child.
+
+The same search as :func:`solver.idastar._idastar_tiles` (successor lists, the goal test
+at generation within the bound, the root counted once), with h = WD_v + WD_h carried as
+the two axis patterns (:mod:`solver.walking`): a vertical move changes only the vertical
+pattern, a horizontal one only the horizontal, so a child's h is one read of the link
+table and the board is touched only for children within the bound. ``fsm`` prunes move
+strings (:mod:`solver.fsm`) when ``use_fsm`` is set; parent pruning is in the lists.
+"""
+
+import numpy as np
+
+from .idastar import (LIST_END, MAX_DEPTH, MAX_ITERATIONS, _outputs, blank_of, is_goal,
+                      list_start, move_of, successor_lists, target_of, write_path)
+from .jit import kernel
+from .limits import deadline_of, limit_hit, next_check
+from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+from .walking import WD_BITS
+
+WD_MASK = (1 << WD_BITS) - 1
+
+
+@kernel
+def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fsm, use_fsm,
+                  limits):
+    """IDA* guided by walking distance.
+
+    Parameters
+    ----------
+    tiles8 : int8[N]          start board, row-major, 0 = blank; solvable, not the goal
+    size : int64              board width n
+    goal_pos : int64[N]       goal cell of each tile
+    nbr8 : int8[N, 4]         neighbour table, -1 off the board
+    step : int64[N * 4]       per (tile, move): direction * n + the tile's goal line on
+                              the move's axis (its offset in a link row)
+    link_v, link_h : int32[:] link tables of the two axes (:mod:`solver.walking`)
+    v0, h0 : int64            the start's axis patterns, ``number << WD_BITS | distance``
+    fsm : int32[S * 4]        pruning automaton (:mod:`solver.fsm`), read if ``use_fsm``
+    limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
+
+    Returns
+    -------
+    Same as :func:`solver.idastar._idastar`.
+    """
+    n = tiles8.shape[0]
+    tiles = tiles8.astype(np.uint64)
+    lists = successor_lists(nbr8)
+    row = 2 * size
+    path, bounds, iter_nodes = _outputs()
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_v = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_h = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    blank0 = 0
+    for c in range(n):
+        if tiles8[c] == 0:
+            blank0 = c
+    h_root = (v0 & WD_MASK) + (h0 & WD_MASK)
+    generated = np.int64(1)  # the root
+    expanded = np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    bound = h_root
+    n_iter = 0
+    while n_iter < MAX_ITERATIONS:
+        start_generated = generated - 1 if n_iter == 0 else generated
+        bounds[n_iter] = bound
+        n_iter += 1
+        expanded += 1
+        next_bound = np.int64(1) << 40
+        d = 0
+        b = np.uint64(blank0)
+        v, h, q = v0, h0, np.int64(0)
+        p = list_start(blank0, -1)
+        while True:
+            code = lists[p]
+            if code == LIST_END:  # all children tried: back up
+                if d == 0:
+                    break
+                d -= 1
+                p = st_pos[d]
+                pb = blank_of(lists[p - np.uint64(1)])
+                tiles[b] = tiles[pb]
+                tiles[pb] = 0
+                b = pb
+                v, h, q = st_v[d], st_h[d], st_q[d]
+                continue
+            p += np.uint64(1)
+            m = move_of(code)
+            nq = q
+            if use_fsm:
+                nq = np.int64(fsm[q * 4 + m])
+                if nq < 0:
+                    continue  # completes a forbidden move string: not generated
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    iter_nodes[n_iter - 1] = generated - start_generated
+                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+                check_at = next_check(generated, limits)
+            generated += 1
+            tgt = target_of(code)
+            t = tiles[tgt]
+            v2, h2 = v, h
+            k = step[np.int64(t) * 4 + m]
+            if m == 0 or m == 3:  # U or D: the tile changes row
+                v2 = np.int64(link_v[(v >> WD_BITS) * row + k])
+            else:
+                h2 = np.int64(link_h[(h >> WD_BITS) * row + k])
+            wd = (v2 & WD_MASK) + (h2 & WD_MASK)
+            f = d + 1 + wd
+            if f > bound:
+                if f < next_bound:
+                    next_bound = f
+                continue
+            tiles[b] = t
+            tiles[tgt] = 0
+            st_pos[d] = p
+            st_v[d], st_h[d], st_q[d] = v, h, q
+            if wd == 0 and is_goal(tiles, goal_pos):
+                write_path(path, lists, st_pos, d + 1)
+                iter_nodes[n_iter - 1] = generated - start_generated
+                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            if d + 1 >= MAX_DEPTH:
+                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+            expanded += 1
+            d += 1
+            b = tgt
+            v, h, q = v2, h2, nq
+            p = list_start(tgt, m)
+        iter_nodes[n_iter - 1] = generated - start_generated
+        bound = next_bound
+    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+
+
+def walk_steps(size: int, goal: tuple[int, ...]) -> np.ndarray:
+    """``int64[N * 4]``: the ``step`` argument of :func:`_idastar_walk` for ``goal``."""
+    n = size * size
+    step = np.zeros(n * 4, dtype=np.int64)
+    for cell, t in enumerate(goal):
+        goal_row, goal_col = divmod(cell, size)
+        # U: the tile comes from above (direction 1); L: from the left (1); R, D: 0
+        step[t * 4: t * 4 + 4] = (size + goal_row, size + goal_col, goal_col, goal_row)
+    step.flags.writeable = False
+    return step

@@ -1,0 +1,79 @@
+"""Naive walking distance: a fresh breadth-first search per board and per axis.
+
+Written from Takahashi's definition and sharing no code with ``solver.walking``: on the
+vertical axis each tile is replaced by its goal row and each row by the sorted tuple of
+those labels (the order inside a row does not matter); a move carries one tile from a
+row next to the blank's into the blank's row. The axis' distance is the fewest such moves
+to the goal's rows, found by a BFS from the board's own abstraction. The horizontal axis
+is the same on the transposed board.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+
+def _rows(tiles, goal, transpose: bool):
+    """(rows as sorted label tuples, blank's row) of one axis' abstraction."""
+    size = math.isqrt(len(tiles))
+    goal_line = {}
+    for cell, t in enumerate(goal):
+        r, c = divmod(cell, size)
+        goal_line[t] = c if transpose else r
+    rows = [[] for _ in range(size)]
+    blank = None
+    for cell, t in enumerate(tiles):
+        r, c = divmod(cell, size)
+        line = c if transpose else r
+        if t == 0:
+            blank = line
+        else:
+            rows[line].append(goal_line[t])
+    return tuple(tuple(sorted(row)) for row in rows), blank
+
+
+def _moves(state):
+    rows, blank = state
+    for src in (blank - 1, blank + 1):
+        if 0 <= src < len(rows):
+            for label in set(rows[src]):
+                new = [list(r) for r in rows]
+                new[src].remove(label)
+                new[blank].append(label)
+                yield tuple(tuple(sorted(r)) for r in new), src
+
+
+def axis_distance(tiles, goal, transpose: bool) -> int:
+    """Fewest abstract moves from the board's abstraction to the goal's (BFS)."""
+    start, target = _rows(tiles, goal, transpose), _rows(goal, goal, transpose)
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        if state == target:
+            return seen[state]
+        for nxt in _moves(state):
+            if nxt not in seen:
+                seen[nxt] = seen[state] + 1
+                queue.append(nxt)
+    raise ValueError("goal abstraction unreachable")
+
+
+def walking_distance(tiles, goal) -> int:
+    """Vertical plus horizontal walking distance of ``tiles`` for ``goal``."""
+    return axis_distance(tiles, goal, False) + axis_distance(tiles, goal, True)
+
+
+def pattern_count(size: int, goal) -> tuple[int, int]:
+    """(number of vertical abstractions reachable from the goal's, largest distance)."""
+    start = _rows(goal, goal, False)
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        for nxt in _moves(state):
+            if nxt not in seen:
+                seen[nxt] = seen[state] + 1
+                queue.append(nxt)
+    return len(seen), max(seen.values())
