@@ -5,7 +5,8 @@ otherwise): it reads the same in pandas, pyarrow, DuckDB (``json_extract``) and 
 ``error`` holds the message of a solve that raised (status ``error``), else null.
 ``status`` and ``status_reason`` use the vocabulary of :mod:`solver.status`; ``max_nodes``,
 ``time_limit`` (seconds) and ``max_memory`` (bytes a graph search may store) are the
-limits the row ran under (null: none).
+limits the row ran under (null: none). ``pruning`` is how the search pruned duplicate
+paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`).
 
 Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
 format that has it). A part written before a column existed still reads: the column
@@ -47,13 +48,18 @@ RESULT_SCHEMA = pa.schema([
     ("max_nodes", pa.int64()),
     ("time_limit", pa.float64()),
     ("max_memory", pa.int64()),
+    ("pruning", pa.string()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
 # re-run sweep matches its first run on every other column. ``max_memory`` is there
 # because without --max-memory it is derived from the free memory of the worker.
 TIMING_COLUMNS = ("seconds", "worker", "max_memory")
-ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory")  # tilesweep 0.3
+ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # tilesweep 0.3
+                 "pruning")  # tilesweep 0.4
+# What an added column means in a part written before it: rows before ``pruning`` all
+# used parent pruning; the other columns are unknown (null).
+ADDED_DEFAULTS = {"pruning": "parent"}
 
 
 def upgrade_table(table: pa.Table) -> pa.Table | None:
@@ -67,7 +73,10 @@ def upgrade_table(table: pa.Table) -> pa.Table | None:
     if not all(schema.field(name).type == RESULT_SCHEMA.field(name).type for name in names):
         return None
     for name in COLUMNS[len(names):]:
-        table = table.append_column(RESULT_SCHEMA.field(name), pa.nulls(table.num_rows, RESULT_SCHEMA.field(name).type))
+        field = RESULT_SCHEMA.field(name)
+        fill = ADDED_DEFAULTS.get(name)
+        column = pa.nulls(table.num_rows, field.type) if fill is None else pa.array([fill] * table.num_rows, field.type)
+        table = table.append_column(field, column)
     return table
 
 
