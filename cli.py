@@ -84,6 +84,7 @@ SizeOpt = Annotated[Optional[int], typer.Option("--size", parser=typed("size"), 
 GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
 MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
 TimeLimitOpt = Annotated[Optional[float], typer.Option("--time-limit", parser=typed("time_limit"), help="Stop a solve after this many seconds (status timeout).")]
+PruneOpt = Annotated[str, typer.Option("--prune", help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
 MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
 
 
@@ -145,11 +146,12 @@ def solve(
     size: SizeOpt = None,
     goal: GoalOpt = "blank-last",
     algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="astar, idastar, bfs or dfs.")] = "idastar",
-    heuristic: Annotated[str, typer.Option("--heuristic", "-h", help="manhattan, linear-conflict, euclidean, misplaced, pdb:<partition>[+reflect].")] = "manhattan",
+    heuristic: Annotated[str, typer.Option("--heuristic", "-h", help="manhattan, linear-conflict, euclidean, misplaced, walking-distance, pdb:<partition>[+reflect], or max(A,B,...).")] = "manhattan",
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
+    prune: PruneOpt = "parent",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
     no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
@@ -168,7 +170,8 @@ def solve(
         check_algorithm(algorithm)
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
         memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
-        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory)
+        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
+                                  prune)
 
     board, result = run_guarded(action)
     if as_json:
@@ -322,6 +325,7 @@ def sweep(
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
+    prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -338,7 +342,7 @@ def sweep(
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
-                   workers=workers, time_limit=time_limit, max_memory=max_memory)
+                   workers=workers, time_limit=time_limit, max_memory=max_memory, prune=prune)
 
     def setup():
         from tilesweep.cluster.connect import scheduler_address

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tilesweep.solver.board import goal_label, goal_tiles
 from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.options import check_size, whole_number
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
@@ -30,14 +31,15 @@ from .sources import InstanceSource, file_instances_info
 SPEC_VERSION = 1
 DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
-                chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None)
+                chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None,
+                prune="parent")
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
              "max_nodes": "max_nodes", "chunk-size": "chunk_size", "chunk_size": "chunk_size",
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
-             "max-memory": "max_memory", "max_memory": "max_memory"}
+             "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune"}
 RUN_KEYS = ("store", "scheduler", "workers")
 OPTIONAL_LIMITS = ("time_limit", "max_memory")
 
@@ -101,6 +103,7 @@ class SweepSpec:
     version: int = SPEC_VERSION
     time_limit: float | None = None
     max_memory: int | None = None
+    prune: str = "parent"
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -129,6 +132,8 @@ class SweepSpec:
         for key in OPTIONAL_LIMITS:  # unset: left out, so sweeps from before them keep their fingerprint
             if data[key] is None:
                 data.pop(key)
+        if data["prune"] == "parent":  # the default, as before --prune existed
+            data.pop("prune")
         return data
 
     def fingerprint(self) -> str:
@@ -161,6 +166,8 @@ class SweepSpec:
             args += ["--time-limit", repr(self.time_limit)]
         if self.max_memory is not None:
             args += ["--max-memory", str(self.max_memory)]
+        if self.prune != "parent":
+            args += ["--prune", self.prune]
         args += ["--chunk-size", str(self.chunk_size), "--name", _quote(self.name),
                  "--out", _quote(self.out)]
         if run is not None:
@@ -309,7 +316,8 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
         parse_heuristic(h, opts["size"], goal)
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
                      algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
-                     time_limit=opts["time_limit"], max_memory=opts["max_memory"])
+                     time_limit=opts["time_limit"], max_memory=opts["max_memory"],
+                     prune=str(parse_pruning(opts["prune"], opts["size"])))
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")

@@ -1,11 +1,11 @@
-"""Per (size, algorithm, heuristic) summaries of result rows, optionally against a baseline.
+"""Per (size, algorithm, heuristic, pruning) summaries of result rows, optionally against a baseline.
 
 Node, EBF, cost and time statistics are over *solved* rows (a budget-exceeded or error
 row has no comparable node count); the status counts cover every row: one column per
 status of :data:`solver.status.STATUSES`, in that order, plus any other status the rows
 hold (``depth_limit`` of sweeps from before the statuses were split). ``nodes_per_second``
 is total nodes generated over total search seconds of the solved rows. With a baseline
-heuristic, each other heuristic is paired with it per algorithm on the same instances
+heuristic, each other heuristic is paired with it per algorithm and pruning on the same instances
 (same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
 ``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, and ``fewer`` /
 ``equal`` / ``more`` count pairs by per-instance nodes.
@@ -31,17 +31,17 @@ from tilesweep.solver.status import STATUSES
 from .parts import CorruptPartError, read_footer
 from .results import part_paths
 
-KEYS = ["size", "algorithm", "heuristic"]
+KEYS = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
 STATUS_COLUMNS = list(STATUSES)
-USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds"]
+USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds", "pruning"]
 FIGURES = ["nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
            "seconds_mean", "nodes_per_second"]
 GROUPED = "size IS NOT NULL AND algorithm IS NOT NULL AND heuristic IS NOT NULL"
 
-COUNTS = f"""SELECT size, algorithm, heuristic, status, count(*) AS n, min(_order) AS first
+COUNTS = f"""SELECT size, algorithm, heuristic, pruning, status, count(*) AS n, min(_order) AS first
 FROM rows WHERE {GROUPED} GROUP BY ALL"""
-STATS = f"""SELECT size, algorithm, heuristic,
+STATS = f"""SELECT size, algorithm, heuristic, pruning,
   avg(nodes_generated::DOUBLE) AS nodes_mean,
   quantile_cont(nodes_generated::DOUBLE, 0.5) AS nodes_median,
   quantile_cont(nodes_generated::DOUBLE, 0.9) AS nodes_p90,
@@ -53,14 +53,14 @@ FROM rows WHERE status = 'solved' AND {GROUPED} GROUP BY ALL"""
 # (a run listed twice counts once: the first).
 PAIRS = f"""WITH solved AS (
   SELECT * FROM rows WHERE status = 'solved' AND {GROUPED}
-  QUALIFY row_number() OVER (PARTITION BY {", ".join(INSTANCE_KEYS)}, algorithm, heuristic ORDER BY _order) = 1),
+  QUALIFY row_number() OVER (PARTITION BY {", ".join(INSTANCE_KEYS)}, algorithm, heuristic, pruning ORDER BY _order) = 1),
 base AS (SELECT * FROM solved WHERE heuristic = $baseline)
-SELECT s.size, s.algorithm, s.heuristic, count(*) AS paired,
+SELECT s.size, s.algorithm, s.heuristic, s.pruning, count(*) AS paired,
   sum(s.nodes_generated::DOUBLE) AS n, sum(b.nodes_generated::DOUBLE) AS ref,
   count(*) FILTER (WHERE s.nodes_generated < b.nodes_generated) AS fewer,
   count(*) FILTER (WHERE s.nodes_generated = b.nodes_generated) AS equal,
   count(*) FILTER (WHERE s.nodes_generated > b.nodes_generated) AS more
-FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm) GROUP BY ALL"""
+FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm, pruning) GROUP BY ALL"""
 
 
 def _literal(text) -> str:
@@ -72,15 +72,20 @@ def _rows_view(con: duckdb.DuckDBPyConnection, rows) -> None:
     group order): a DataFrame, or the parts under a results path read in place."""
     if isinstance(rows, (str, Path)):
         paths = part_paths(rows)
-        for path in paths:
-            read_footer(path)  # a truncated or foreign part is named before DuckDB reads
+        # a truncated or foreign part is named before DuckDB reads; parts from before the
+        # pruning column pruned parents
+        names = {n for path in paths for n in read_footer(path).schema.to_arrow_schema().names}
+        pruning = "coalesce(pruning, 'parent') AS pruning" if "pruning" in names else "'parent' AS pruning"
         con.register("_files", pa.table({"filename": [str(p) for p in paths], "i": range(len(paths))}))
         files = ", ".join(_literal(p) for p in paths)
-        con.execute(f"""CREATE VIEW rows AS SELECT {", ".join(USED)}, f.i * 4294967296 + r.file_row_number AS _order
+        con.execute(f"""CREATE VIEW rows AS SELECT {", ".join(USED[:-1])}, {pruning},
+            f.i * 4294967296 + r.file_row_number AS _order
             FROM read_parquet([{files}], union_by_name = true, filename = true, file_row_number = true) r
             JOIN _files f USING (filename)""")
         return
-    table = pa.Table.from_pandas(rows.reindex(columns=USED), preserve_index=False)  # absent: nulls
+    frame = rows.reindex(columns=USED)  # absent: nulls
+    frame["pruning"] = frame["pruning"].astype(object).where(frame["pruning"].notna(), "parent")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
     con.register("_rows", table.append_column("_order", pa.array(np.arange(len(rows)))))
     con.execute("CREATE VIEW rows AS SELECT * FROM _rows")
 
@@ -95,7 +100,8 @@ def _frame(con, query: str, **params) -> pd.DataFrame:
 
 
 def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> pd.DataFrame:
-    """One row per (size, algorithm, heuristic) in first-seen order; see the module doc.
+    """One row per (size, algorithm, heuristic, pruning) in first-seen order (the pruning
+    column last); see the module doc.
 
     ``rows``: result rows (a DataFrame), or a results path as :func:`~.results.part_paths`
     takes (a sweep folder, its ``results/``, a part or a folder of sweeps).
@@ -128,7 +134,8 @@ def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> p
         out = out.merge(pairs.drop(columns=["n", "ref"]), on=KEYS, how="left")
         for column in ("paired", "fewer", "equal", "more"):
             out[column] = out[column].fillna(0).astype("int64")
-    return out
+    # pruning is a key, but its column comes last: it was added after the others
+    return out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
 
 
 def format_frame(df: pd.DataFrame, fmt: str) -> str:
@@ -177,6 +184,7 @@ NARROW = [
     ("size", lambda df: df["size"].astype(str), False),  # only when the rows hold several sizes
     ("algorithm", lambda df: df["algorithm"], True),
     ("heuristic", lambda df: df["heuristic"], True),
+    ("pruning", lambda df: df["pruning"], True),  # only when the rows hold several prunings
     ("solved", lambda df: df["solved"].astype(str) + "/" + df["instances"].astype(str), False),
     ("nodes", lambda df: df["nodes_mean"].map(_count), False),
     ("median", lambda df: df["nodes_median"].map(_count), False),
@@ -197,6 +205,7 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
         return format_frame(df, fmt)
     columns = [(header, make(df), left) for header, make, left in NARROW
                if (header != "size" or df["size"].nunique() > 1)
+               and (header != "pruning" or df["pruning"].nunique() > 1)
                and (header != "reduction" or "node_reduction_pct" in df)]
     widths = [max([len(header), *map(len, cells)]) for header, cells, _ in columns]
 

@@ -40,6 +40,7 @@ class ChunkJob:
     instances: InstanceRange | tuple[tuple[int, tuple[int, ...]], ...]
     time_limit: float | None = None
     max_memory: int | None = None
+    prune: str = "parent"
 
 
 def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
@@ -57,7 +58,7 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
         else:
             instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
-                             spec.max_nodes, instances, spec.time_limit, spec.max_memory))
+                             spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune))
     return jobs
 
 
@@ -94,11 +95,12 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
         if index in faults:
             raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
         row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
-                    job.max_memory or max_memory).to_dict()
+                    job.max_memory or max_memory, job.prune).to_dict()
     except Exception as err:  # noqa: BLE001 - the task boundary: any solve failure is a result row
         row = error_row(base, algorithm, heuristic, "exception", f"{type(err).__name__}: {err}")
     row.update(base)
     row["goal"] = goal_label(job.goal)
+    row["pruning"] = job.prune
     return row
 
 

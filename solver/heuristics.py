@@ -76,7 +76,8 @@ class HeuristicSpec:
 def heuristic_names(size: int) -> list[str]:
     """Every heuristic name offered for ``size``, base names first."""
     pdbs = [f"pdb:{p}" for p in PARTITIONS.get(size, {})]
-    return list(BASE_HEURISTICS) + pdbs + [p + "+reflect" for p in pdbs]
+    bases = [b for b in BASE_HEURISTICS if b != "walking-distance" or size in WD_SIZES]
+    return bases + pdbs + [p + "+reflect" for p in pdbs]
 
 
 def partition_groups(partition: str, size: int, goal: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -156,10 +157,10 @@ def _refuse_sum(name: str) -> None:
 def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
     """Parse ``max(A,B,...)`` into one spec whose terms the kernels take the maximum of."""
     texts = re.split(r",(?=[a-z])", name[4:-1])  # explicit groups hold commas before digits
-    parts = [parse_heuristic(text, size, goal) for text in texts if not text.startswith("max(")]
-    if len(parts) != len(texts) or not 2 <= len(parts) <= MAX_TERMS:
+    if "max(" in name[4:] or not 2 <= len(texts) <= MAX_TERMS:
         raise InvalidOptionError(f"heuristic {name!r}: expected max(A,B,...) of 2 to {MAX_TERMS} "
                                  "heuristics that are not themselves max(...)")
+    parts = [parse_heuristic(text, size, goal) for text in texts]
     pdbs = [p for p in parts if p.is_pdb]
     per_tile = {p.base for p in parts if p.base in PER_TILE}
     if len(pdbs) > 1 or sum(p.base == "walking-distance" for p in parts) > 1 or \

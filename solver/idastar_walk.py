@@ -10,8 +10,19 @@ strings (:mod:`solver.fsm`) when ``use_fsm`` is set; parent pruning is in the li
 
 import numpy as np
 
-from .idastar import (LIST_END, MAX_DEPTH, MAX_ITERATIONS, _outputs, blank_of, is_goal,
-                      list_start, move_of, successor_lists, target_of, write_path)
+from .idastar import (
+    LIST_END,
+    MAX_DEPTH,
+    MAX_ITERATIONS,
+    _outputs,
+    blank_of,
+    is_goal,
+    list_start,
+    move_of,
+    successor_lists,
+    target_of,
+    write_path,
+)
 from .jit import kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS

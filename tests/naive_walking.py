@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from functools import lru_cache
 
 
 def _rows(tiles, goal, transpose: bool):
@@ -65,9 +66,10 @@ def walking_distance(tiles, goal) -> int:
     return axis_distance(tiles, goal, False) + axis_distance(tiles, goal, True)
 
 
-def pattern_count(size: int, goal) -> tuple[int, int]:
-    """(number of vertical abstractions reachable from the goal's, largest distance)."""
-    start = _rows(goal, goal, False)
+@lru_cache(maxsize=8)
+def _all_distances(goal: tuple[int, ...], transpose: bool) -> dict:
+    """Distance of every abstraction of one axis to the goal's (one BFS from the goal)."""
+    start = _rows(goal, goal, transpose)
     seen = {start: 0}
     queue = deque([start])
     while queue:
@@ -76,4 +78,17 @@ def pattern_count(size: int, goal) -> tuple[int, int]:
             if nxt not in seen:
                 seen[nxt] = seen[state] + 1
                 queue.append(nxt)
+    return seen
+
+
+def pattern_count(size: int, goal) -> tuple[int, int]:
+    """(number of vertical abstractions reachable from the goal's, largest distance)."""
+    seen = _all_distances(tuple(goal), False)
     return len(seen), max(seen.values())
+
+
+def walking_distance_by_table(tiles, goal) -> int:
+    """The same value from one BFS per axis from the goal (moves are reversible), for
+    searches that need it at thousands of boards."""
+    goal = tuple(goal)
+    return sum(_all_distances(goal, t)[_rows(tiles, goal, t)] for t in (False, True))

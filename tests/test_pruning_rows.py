@@ -1,0 +1,65 @@
+"""--prune from the CLI to the rows: solve --json, sweep specs, the pruning column, summaries."""
+
+import json
+
+import pandas as pd
+import pyarrow.parquet as pq
+from typer.testing import CliRunner
+
+from tilesweep.cli import app
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.schema import COLUMNS
+from tilesweep.jobs.spec import build_spec
+from tilesweep.jobs.summary import summarize
+from tilesweep.jobs.sweep import prepare, run_local
+
+RUNNER = CliRunner()
+
+
+def test_solve_json_shows_the_pruning():
+    for prune, expected in (("parent", "parent"), ("fsm", "fsm:14"), ("fsm:10", "fsm:10")):
+        result = RUNNER.invoke(app, ["solve", "867254301", "-h", "walking-distance", "--prune", prune, "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        assert (data["pruning"], data["cost"], data["heuristic"]) == (expected, 31, "walking-distance")
+
+
+def test_solve_refuses_a_bad_pruning_with_one_line():
+    result = RUNNER.invoke(app, ["solve", "867254301", "--prune", "fsm:1"])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'fsm:1'" in lines[0] and "Traceback" not in result.output
+
+
+def sweep(tmp_path, name, prune):
+    options = dict(size=3, count=6, seed=3, out=str(tmp_path), name=name, chunk_size=3,
+                   algorithms=("idastar", "astar"), heuristics=("manhattan", "walking-distance"))
+    if prune is not None:
+        options["prune"] = prune
+    spec, _ = build_spec(options)
+    run_local(prepare(spec))
+    return spec
+
+
+def test_sweep_rows_carry_the_pruning_and_summaries_keep_them_apart(tmp_path):
+    parent = sweep(tmp_path, "parent", None)
+    fsm = sweep(tmp_path, "fsm", "fsm")
+    assert fsm.prune == "fsm:14" and "--prune fsm:14" in fsm.command()
+    assert "prune" not in parent.identity() and fsm.identity()["prune"] == "fsm:14"
+    rows = {p: load_results(s.folder) for p, s in (("parent", parent), ("fsm:14", fsm))}
+    for prune, frame in rows.items():
+        assert set(frame["pruning"]) == {prune} and (frame["status"] == "solved").all()
+    both = pd.concat(rows.values())
+    merged = both.pivot_table(index=["instance", "algorithm", "heuristic"], columns="pruning", values="cost")
+    assert (merged["parent"] == merged["fsm:14"]).all()
+    summary = summarize(both, baseline="manhattan")
+    assert len(summary) == 8 and set(summary["pruning"]) == {"parent", "fsm:14"}
+    assert (summary["paired"].where(summary["heuristic"] != "manhattan", 6) == 6).all()
+
+
+def test_parts_from_before_the_column_read_as_parent(tmp_path):
+    spec = sweep(tmp_path, "old", None)
+    part = next((spec.folder / "results").glob("part-*.parquet"))
+    table = pq.read_table(part)
+    pq.write_table(table.select(list(COLUMNS[:-1])).replace_schema_metadata(table.schema.metadata), part)
+    assert set(load_results(spec.folder)["pruning"]) == {"parent"}
