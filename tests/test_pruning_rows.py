@@ -10,7 +10,7 @@ from tilesweep.cli import app
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import COLUMNS
 from tilesweep.jobs.spec import build_spec
-from tilesweep.jobs.summary import summarize
+from tilesweep.jobs.summary import format_summary, summarize
 from tilesweep.jobs.sweep import prepare, run_local
 
 RUNNER = CliRunner()
@@ -55,6 +55,9 @@ def test_sweep_rows_carry_the_pruning_and_summaries_keep_them_apart(tmp_path):
     summary = summarize(both, baseline="manhattan")
     assert len(summary) == 8 and set(summary["pruning"]) == {"parent", "fsm:14"}
     assert (summary["paired"].where(summary["heuristic"] != "manhattan", 6) == 6).all()
+    table = format_summary(summary, "table").splitlines()
+    assert table[0].split()[:3] == ["algorithm", "heuristic", "pruning"]
+    assert "pruning" not in format_summary(summarize(rows["parent"]), "table").splitlines()[0]
 
 
 def test_parts_from_before_the_column_read_as_parent(tmp_path):
