@@ -136,12 +136,12 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
     spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
     cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
-                        job.max_memory or budget)
+                        job.max_memory or budget, job.prune)
     k = len(indices)
     columns = {name: value for name, value in vars(cols).items() if isinstance(value, list)}
     constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
                  "heuristic": cols.heuristic, "max_nodes": cols.max_nodes, "time_limit": cols.time_limit,
-                 "max_memory": cols.max_memory, "worker": label}
+                 "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label}
     columns.update({name: [value] * k for name, value in constants.items()})
     return columns_to_table({**columns, "instance": indices, "tiles": texts})
 

@@ -18,12 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ebf import effective_branching_factor
-from .geometry import neighbours, neighbours64
-from .graphsearch import ASTAR, BFS, DFS, _graph_search
+from .fsm import automaton as fsm_automaton, parse_pruning
+from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
-from .idastar import _idastar, _idastar_tiles
 from .limits import UNLIMITED, make_limits
-from .search import _WARM, _moves_text, _near_goal, goal_positions
+from .search import _WARM, _moves_text, _near_goal, graph_call, idastar_call
 from .solve import (
     BYTES_PER_STATE,
     INFORMED,
@@ -78,19 +77,14 @@ class Columns:
     max_nodes: int | None
     time_limit: float | None
     max_memory: int | None
+    pruning: str
 
 
-def _kernel_call(algorithm: str, size: int, goal: tuple[int, ...], H, limits):
+def _kernel_call(algorithm: str, size: int, goal: tuple[int, ...], H, limits, automaton):
     """(warm-up name, ``call(tiles8)``): the kernel :mod:`solver.search` runs for these."""
-    goal_pos = goal_positions(goal)
     if algorithm in GRAPH_KINDS:
-        kind, nbr64 = GRAPH_KINDS[algorithm], neighbours64(size)
-        return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr64, H, limits)
-    if not H.use_lc and H.n_groups == 0:
-        nbr = neighbours(size)
-        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
-    nbr64 = neighbours64(size)
-    return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits)
+        return graph_call(GRAPH_KINDS[algorithm], size, goal, H, limits, automaton)
+    return idastar_call(size, goal, H, limits, automaton)
 
 
 def _iterations_json(bounds: np.ndarray, nodes: np.ndarray, n: int) -> str:
@@ -101,7 +95,8 @@ def _iterations_json(bounds: np.ndarray, nodes: np.ndarray, n: int) -> str:
 
 def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm: str,
                  heuristic: HeuristicSpec, tables: tuple = (), max_nodes: int | None = None,
-                 time_limit: float | None = None, max_memory: int | None = None) -> Columns:
+                 time_limit: float | None = None, max_memory: int | None = None,
+                 prune: str = "parent") -> Columns:
     """Solve every row of ``boards`` (``int8[k, N]``, all passing :func:`kernel_boards`)
     as :func:`solve.solve` would, with the same options; the figures as columns."""
     goal = resolve_goal(goal, size)
@@ -111,14 +106,16 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
     H = kernel_heuristic(heuristic, size, goal, tuple(tables))
     limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
-    name, call = _kernel_call(algorithm, size, goal, H, limits)
+    pruning = parse_pruning(prune, size)
+    automaton = fsm_automaton(size, pruning.depth) if pruning.kind == "fsm" else None
+    name, call = _kernel_call(algorithm, size, goal, H, limits, automaton)
     if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
         call(_near_goal(goal, size))
         _WARM.add(name)
     idastar = algorithm == "idastar"
     cols = Columns([], [], [], [], [], [], [], [], [], [], [],
                    heuristic.name if algorithm in INFORMED else "none",
-                   None if budget == UNLIMITED else budget, time_limit, max_memory)
+                   None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning))
     clock = time.perf_counter
     for tiles in np.ascontiguousarray(boards, dtype=np.int8):
         start = clock()

@@ -94,30 +94,39 @@ _NO_FSM = np.zeros(4, dtype=np.int32)
 _NO_FSM.flags.writeable = False
 
 
-def idastar_call(board, goal, H, limits, fsm):
+def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
     per-tile heuristic with parent pruning, the walking-distance kernel for walking
-    distance alone, else the general one. ``fsm``: an automaton table, or None."""
+    distance alone, else the general one. ``automaton``: :mod:`solver.fsm`, or None."""
     goal_pos = goal_positions(goal)
-    nbr = neighbours(board.size)
+    nbr = neighbours(size)
+    fsm = None if automaton is None else automaton.full
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
     if H.n_terms == 1 and H.terms[0] == TERM_TILES and not use_fsm:
         return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
     if H.n_terms == 1 and H.terms[0] == TERM_WD:
-        step = walk_steps(board.size, goal)
+        step = walk_steps(size, goal)
 
         def call(tiles):
-            v0, h0 = start_patterns(tiles.tolist(), goal, board.size)
-            return _idastar_walk(tiles, board.size, goal_pos, nbr, step, H.wd_link_v, H.wd_link_h,
+            v0, h0 = start_patterns(tiles.tolist(), goal, size)
+            return _idastar_walk(tiles, size, goal_pos, nbr, step, H.wd_link_v, H.wd_link_h,
                                  v0, h0, table, use_fsm, limits)
         return "idastar-walk", call
-    nbr64 = neighbours64(board.size)
-    return "idastar", lambda tiles: _idastar(tiles, board.size, goal_pos, nbr64, H, limits, table, use_fsm)
+    nbr64 = neighbours64(size)
+    return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)
+
+
+def graph_call(kind, size, goal, H, limits, automaton=None):
+    """The call of the A*/BFS/DFS kernel (``kind``); ``automaton``: :mod:`solver.fsm`, or None."""
+    goal_pos, nbr = goal_positions(goal), neighbours64(size)
+    table = _NO_FSM if automaton is None else automaton.strict
+    return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,
+                                                automaton is not None)
 
 
 def run_idastar(board, goal, H, limits, result, automaton=None):
-    name, call = idastar_call(board, goal, H, limits, None if automaton is None else automaton.full)
+    name, call = idastar_call(board.size, goal, H, limits, automaton)
     (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds = _timed(call, board, goal, name)
     result.iterations = [{"bound": b, "nodes_generated": k}
                          for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist(), strict=True)]
@@ -126,14 +135,8 @@ def run_idastar(board, goal, H, limits, result, automaton=None):
 
 def _graph_runner(kind):
     def run_graph(board, goal, H, limits, result, automaton=None):
-        goal_pos, nbr = goal_positions(goal), neighbours64(board.size)
-        table = _NO_FSM if automaton is None else automaton.strict
-
-        def call(tiles):
-            return _graph_search(kind, tiles, board.size, goal_pos, nbr, H, limits, table,
-                                 automaton is not None)
-
-        (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal, "graph")
+        name, call = graph_call(kind, board.size, goal, H, limits, automaton)
+        (status, path, cost, gen, exp, max_depth, h0), seconds = _timed(call, board, goal, name)
         result.max_depth = int(max_depth)
         return _finish(result, status, path, cost, gen, exp, h0, seconds)
     return run_graph

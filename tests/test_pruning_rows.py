@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
@@ -12,6 +13,9 @@ from tilesweep.jobs.schema import COLUMNS
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.summary import format_summary, summarize
 from tilesweep.jobs.sweep import prepare, run_local
+from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
+from tilesweep.solver.batch import kernel_boards, solve_boards
+from tilesweep.solver.generators import uniform_instance
 
 RUNNER = CliRunner()
 
@@ -66,3 +70,15 @@ def test_parts_from_before_the_column_read_as_parent(tmp_path):
     table = pq.read_table(part)
     pq.write_table(table.select(list(COLUMNS[:-1])).replace_schema_metadata(table.schema.metadata), part)
     assert set(load_results(spec.folder)["pruning"]) == {"parent"}
+
+
+def test_batch_solves_equal_single_solves_with_fsm():
+    goal = goal_tiles("blank-last", 3)
+    boards = np.array([uniform_instance(3, goal, np.random.default_rng(i)).tiles for i in range(12)], dtype=np.int8)
+    boards = boards[kernel_boards(boards, goal, 3)]
+    for algorithm, name in (("idastar", "walking-distance"), ("idastar", "manhattan"), ("astar", "linear-conflict")):
+        cols = solve_boards(boards, 3, goal, algorithm, parse_heuristic(name, 3, goal), prune="fsm")
+        single = [solve(Board(tuple(b), 3), goal, algorithm, name, prune="fsm") for b in boards.tolist()]
+        assert cols.pruning == "fsm:14"
+        assert cols.nodes_generated == [r.nodes_generated for r in single]
+        assert cols.cost == [r.cost for r in single]
