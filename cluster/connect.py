@@ -157,11 +157,22 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
     n = check_workers(workers)
     # ":0": any free port. Without bokeh, distributed still serves a few plain routes there
     # (passing None would still bind :8787), so the port is never fixed; no link is printed.
-    with dask.config.set(EMBEDDED_CONFIG), \
-            LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                         dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-            Client(cluster) as client:
-        yield client
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    try:
+        with dask.config.set(EMBEDDED_CONFIG), \
+                LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                             dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+                Client(cluster) as client:
+            try:
+                yield client
+            except BaseException:
+                # The run failed with its own one-line message; closing a cluster with tasks
+                # in flight makes Dask log connection errors that would only bury it.
+                logger.setLevel(logging.CRITICAL)
+                raise
+    finally:
+        logger.setLevel(level)
 
 
 def dashboard_link(client: Client) -> str | None:

@@ -62,3 +62,25 @@ def read_korf100() -> dict[int, tuple[int, ...]]:
 @pytest.fixture(scope="session")
 def korf100() -> dict[int, tuple[int, ...]]:
     return read_korf100()
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """``tmpfs(options)`` mounts a real tmpfs (e.g. ``"size=96k"``, ``"ro,size=1m"``) under
+    ``tmp_path`` and returns its folder; skips where mounting is not allowed (needs root)."""
+    import subprocess
+
+    mounts = []
+
+    def mount(options: str):
+        path = tmp_path / f"tmpfs{len(mounts)}"
+        path.mkdir()
+        made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True)
+        if made.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here (needs root): {made.stderr.decode().strip()}")
+        mounts.append(path)
+        return path
+
+    yield mount
+    for path in mounts:
+        subprocess.run(["umount", str(path)], check=False)

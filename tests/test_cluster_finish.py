@@ -217,15 +217,9 @@ def test_scheduler_restart_mid_sweep(make_cluster, tmp_path):
 
 
 @pytest.fixture
-def small_tmpfs(tmp_path):
+def small_tmpfs(tmpfs):
     """A 96 KiB tmpfs (the machine's real file system code, not a simulation)."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {made.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", str(mount)], check=False)
+    return tmpfs("size=96k")
 
 
 def test_full_disk_is_one_line_and_the_rerun_completes(small_tmpfs, tmp_path):
