@@ -37,7 +37,8 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
     (r"\.\.\.|…", "elided, not a whole command"),
     (r"--figures\b", "drives Chromium (tier browser)"),
 ]
-PLACEHOLDERS = {"results/sweeps/demo": "sweeps/docs-demo", "sweeps/NAME": "sweeps/docs-demo"}
+PLACEHOLDERS = {"results/sweeps/demo": "sweeps/docs-demo", "sweeps/NAME": "sweeps/docs-demo",
+                "sweeps/before": "sweeps/docs-demo", "sweeps/after": "sweeps/docs-again"}  # compare's pair
 
 
 def fenced_blocks(path: Path):
@@ -101,8 +102,9 @@ def scratch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("docs")
     for name, text in spec_files().items():
         (folder / name).write_text(text)
-    local_sweep(folder / "sweeps", "docs-demo", size=3, count=10, seed=1, algorithms=("astar", "idastar"),
-                heuristics=("manhattan", "linear-conflict"))
+    for name in ("docs-demo", "docs-again"):  # the same spec twice: compare's before and after
+        local_sweep(folder / "sweeps", name, size=3, count=10, seed=1, algorithms=("astar", "idastar"),
+                    heuristics=("manhattan", "linear-conflict"))
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     env["TILESWEEP_STORE"] = str(folder / "pdb")
     return folder, env
