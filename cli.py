@@ -445,8 +445,8 @@ def summary(
     Example: tilesweep summary sweeps/8puzzle-uniform-n1000-s0-1a2b3c4d --baseline manhattan
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
+    from tilesweep.jobs.parts import write_table
     from tilesweep.jobs.summary import format_summary, summarize
 
     def action():
@@ -455,7 +455,7 @@ def summary(
         frame = summarize(results, baseline)
         path = _summary_path(results)
         if path is not None:
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+            write_table(path, pa.Table.from_pandas(frame, preserve_index=False))
         return format_summary(frame, fmt, wide)
 
     typer.echo(run_guarded(action))

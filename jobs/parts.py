@@ -10,13 +10,13 @@ belongs to another spec, is refused with a message naming it.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 from .schema import CHUNK_KEY, COLUMNS, RESULT_SCHEMA, SPEC_KEY, upgrade_table
@@ -36,14 +36,11 @@ class ResultsWriteError(TilesweepError):
 
 
 def _write_atomically(path: Path, write) -> None:
-    """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
+    """:func:`~tilesweep.pdb_store.files.atomic_write` (``write(handle)``); a failure raises
     :class:`ResultsWriteError` naming the file and the system's reason."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        atomic_write(path, write)
     except (OSError, pa.ArrowException) as err:
-        tmp.unlink(missing_ok=True)
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise ResultsWriteError(f"writing the results failed: {str(path)!r} ({reason}); parts "
                                 "written before are kept, and rerunning the sweep resumes") from None
@@ -58,7 +55,7 @@ def results_dir(folder: Path) -> Path:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    _write_atomically(path, lambda tmp: tmp.write_bytes(data))
+    _write_atomically(path, lambda handle: handle.write(data))
 
 
 def check_folder(path: str | Path, option: str, write: bool = True) -> Path:
@@ -107,13 +104,13 @@ def write_part(spec: SweepSpec, chunk: int, table: pa.Table) -> Path:
     atomically."""
     path = results_dir(spec.folder) / part_name(chunk)
     table = table.replace_schema_metadata(part_metadata(spec, chunk))
-    _write_atomically(path, lambda tmp: pq.write_table(table, tmp))
+    _write_atomically(path, lambda handle: pq.write_table(table, handle))
     return path
 
 
 def write_table(path: Path, table: pa.Table) -> None:
     """Write a Parquet file (e.g. ``summary.parquet``) atomically."""
-    _write_atomically(Path(path), lambda tmp: pq.write_table(table, tmp))
+    _write_atomically(Path(path), lambda handle: pq.write_table(table, handle))
 
 
 def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:

@@ -38,12 +38,30 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, write, prefix: str, mode: int = 0o444) -> None:
+def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644) -> None:
     """Write ``path`` atomically: ``write(file)`` into a temporary sibling, fsync, rename.
 
-    A crash at any point leaves either the old ``path`` or the new one, never a part;
-    the temporary file (named ``prefix`` + random) is removed unless the process is killed.
+    The one atomic writer of the package (tables, the manifest, a sweep's parts, spec and
+    summary). The temporary file sits in the same folder (a rename never crosses file
+    systems) under a hidden name, ``prefix`` + random (default ``.NAME.tmp-``), so readers
+    such as pyarrow skip it. After the rename the folder is fsynced too, so a crash at any
+    point leaves either the old ``path`` or the new one, never a part. On failure the
+    temporary file is removed and the error propagates; only a killed process leaves one.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file to (re)place.
+    write : callable
+        ``write(handle)`` writes the content to an open binary file.
+    prefix : str, optional
+        Start of the temporary file's name (a builder cleans up its own leftovers by it).
+    mode : int
+        Permissions of the new file (the store's tables are read-only, ``0o444``).
     """
+    path = Path(path)
+    if prefix is None:
+        prefix = f".{path.name}.tmp-"
     temp = path.with_name(prefix + f"{os.getpid()}-{secrets.token_hex(4)}")
     try:
         with open(temp, "xb") as handle:
@@ -54,8 +72,7 @@ def atomic_write(path: Path, write, prefix: str, mode: int = 0o444) -> None:
         os.replace(temp, path)
         fsync_dir(path.parent)
     finally:
-        if temp.exists():
-            temp.unlink()
+        temp.unlink(missing_ok=True)
 
 
 def remove_stale(root: Path, prefix: str) -> None:

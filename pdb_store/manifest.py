@@ -101,5 +101,4 @@ def record_entry(root: Path, entry: TableEntry) -> None:
         entries = read_manifest(root)
         entries[entry.file] = entry
         payload = _dump(entries)
-        atomic_write(root / MANIFEST_NAME, lambda handle: handle.write(payload),
-                     prefix="." + MANIFEST_NAME + ".tmp-", mode=0o644)
+        atomic_write(root / MANIFEST_NAME, lambda handle: handle.write(payload))

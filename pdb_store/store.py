@@ -184,7 +184,7 @@ class PDBStore:
         table = build_table(size, goal, group)
         seconds = time.perf_counter() - started
         path = self.root / name
-        atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name))
+        atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name), mode=0o444)
         entry = TableEntry(
             file=name, size=size, goal=goal, group=group, entries=int(table.size),
             sha256=sha256_file(path),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError
 
 from . import plots
@@ -85,7 +85,5 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     html = render(data, figures, context)
     path = Path(out) if out else default_out(paths)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
     return Report(path, data, figures, comparison, len(html.encode()))
