@@ -20,6 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "tilesweep:test"
 LOOPBACK = "127.0.0.1"
+# The scheduler's worker TTL in the tests: Dask's default (the compose file's), far above a
+# loaded worker's longest silence (a plugin compiling kernels it does not find in the cache).
+WORKER_TTL = 300
 
 
 def run(argv, timeout=600, check=True, **kwargs) -> subprocess.CompletedProcess:
@@ -85,7 +88,8 @@ class Project:
         self.port, self.dashboard = free_port(), free_port()
         self.env = {**os.environ, "TILESWEEP_IMAGE": IMAGE, "TILESWEEP_RESULTS": str(self.results),
                     "TILESWEEP_SCHEDULER_PORT": str(self.port),
-                    "TILESWEEP_DASHBOARD_PORT": str(self.dashboard)}
+                    "TILESWEEP_DASHBOARD_PORT": str(self.dashboard),
+                    "TILESWEEP_WORKER_TTL": f"{WORKER_TTL}s"}
         self.env.pop("DASK_SCHEDULER_ADDRESS", None)
         self.base = [*compose_command(), "-p", self.name]
         for name in files:
