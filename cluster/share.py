@@ -31,6 +31,10 @@ from .tables import build_missing
 
 CHUNK_BYTES = 16 << 20     # one message between two workers
 IN_FLIGHT = 4              # chunks read ahead by a sender (its extra memory)
+# A task pinned to a worker that has gone (killed, cut off) waits for it for ever; past this
+# the worker is left out (a survey) or the copy to it given up. Its sweep tasks then fail
+# there and are retried on other workers.
+PINNED_SECONDS = 600
 
 
 @dataclass
@@ -68,10 +72,25 @@ def pinned(worker: str) -> dict:
     return {"workers": [worker], "allow_other_workers": False, "pure": False}
 
 
+def finished(client: Client, futures: list) -> list:
+    """Results of the pinned ``futures`` that finish within PINNED_SECONDS; the rest cancelled."""
+    settle(futures)
+    client.cancel([future for future in futures if not future.done()])
+    return [future.result() for future in futures if future.done()]
+
+
+def settle(futures) -> None:
+    """Wait for ``futures``, at most PINNED_SECONDS."""
+    try:
+        wait(futures, timeout=PINNED_SECONDS)
+    except TimeoutError:
+        pass
+
+
 def survey(client: Client, root, size, goal, groups, key: str) -> list[dict]:
-    workers = sorted(client.scheduler_info()["workers"])
-    return client.gather([client.submit(inventory, root, size, goal, groups, key=f"{key}-{i}",
-                                        **pinned(w)) for i, w in enumerate(workers)])
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    return finished(client, [client.submit(inventory, root, size, goal, groups, key=f"{key}-{i}",
+                                           **pinned(w)) for i, w in enumerate(workers)])
 
 
 def ensure_tables(client: Client, root: str, heuristics, size: int, goal: tuple[int, ...],
@@ -165,9 +184,9 @@ def stream(client: Client, root: str, entry: dict, sender: str, receivers: list[
         window.append((chunk, [written[w][-1] for w in receivers]))
         if len(window) >= IN_FLIGHT:
             oldest, writes = window.popleft()
-            wait(writes)
+            settle(writes)
             oldest.release()
     commits = [client.submit(commit, root, temps[w], entry, *written[w], key=f"{key}-commit-{i}",
                              **pinned(w)) for i, w in enumerate(receivers)]
-    client.gather(commits)
+    finished(client, commits)
     return length
