@@ -65,7 +65,7 @@ def run_wall(stderr: str) -> float:
 
 
 def search_seconds(folder: Path) -> float:
-    return duckdb.sql(f"SELECT sum(seconds) FROM read_parquet('{folder}/results/part-*.parquet')").fetchone()[0]
+    return duckdb.sql(f"SELECT sum(seconds) FROM read_parquet('{folder}/results/part-*.parquet')").fetchall()[0][0]
 
 
 def sweep_cmd(tilesweep: list[str], out: Path, count: int) -> list[str]:
@@ -115,7 +115,9 @@ def main() -> None:
         out = Path(tmp)
         folder = out / f"n{args.count}"
         wall, peak, stderr = timed(sweep_cmd(tilesweep, out, args.count))
-        run, search = run_wall(stderr), search_seconds(folder)
+        run = run_wall(stderr)
+        print(f"sweep {args.count:,}: run {run:.1f} s, command {wall:.1f} s", flush=True)
+        search = search_seconds(folder)
         ideal = search / WORKERS
         print(f"sweep {args.count:,}: run {run:.1f} s (command {wall:.1f} s); "
               f"search {search:.1f} s / {WORKERS} workers = {ideal:.1f} s; run / that = {run / ideal:.2f}")
