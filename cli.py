@@ -182,6 +182,32 @@ def solve(
 # --- pdb ----------------------------------------------------------------------------------
 
 
+class BuildProgressLine:
+    """A pattern-database build's progress on stderr: depth, entries filled, rate, ETA
+    (a redrawn line on a terminal, else a line per tenth of the entries)."""
+
+    def __init__(self):
+        self.tty, self.last_decile = sys.stderr.isatty(), -1
+
+    def __call__(self, p) -> None:
+        frac = p.filled / p.entries
+        rate = p.filled / p.seconds if p.seconds > 0 else 0.0
+        eta = (p.entries - p.filled) / rate if rate > 0 else 0.0
+        line = (f"tiles {','.join(map(str, p.group))}: depth {p.depth}  {p.filled:,}/{p.entries:,} "
+                f"entries ({100 * frac:.0f} %)  {rate:,.0f}/s  ETA {int(eta) // 60}:{int(eta) % 60:02d}")
+        if self.tty:
+            typer.echo("\r" + line + "\033[K", err=True, nl=False)
+        elif int(frac * 10) != self.last_decile:
+            self.last_decile = int(frac * 10)
+            typer.echo(line, err=True)
+
+    def done(self) -> None:
+        """End the redrawn line, ready for the next table."""
+        if self.tty:
+            typer.echo("", err=True)
+        self.last_decile = -1
+
+
 @pdb_app.command("build")
 def pdb_build(
     size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3 or 4 (5 with explicit groups).")],
@@ -206,7 +232,9 @@ def pdb_build(
         with open_store(store) as opened:
             for group in spec.groups:
                 before = time.perf_counter()
-                entry = opened.build(size, goal_t, group)
+                progress = BuildProgressLine()
+                entry = opened.build(size, goal_t, group, on_layer=progress)
+                progress.done()
                 typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
                            f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")

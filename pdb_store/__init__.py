@@ -9,7 +9,7 @@ Public API::
     tables_for(spec, size, goal, store, build=True, on_build=None)
 """
 
-from .build import build_table
+from .build import BuildProgress, build_table
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .manifest import FORMAT_VERSION, TableEntry
 from .paths import resolve_store, table_filename
@@ -17,7 +17,7 @@ from .store import PDBStore, open_store, tables_for
 from .verify import TableCheck
 
 __all__ = [
-    "FORMAT_VERSION", "CorruptTableError", "MissingTableError", "PDBStore", "StoreError",
+    "FORMAT_VERSION", "BuildProgress", "CorruptTableError", "MissingTableError", "PDBStore", "StoreError",
     "TableCheck", "TableEntry", "build_table", "open_store", "resolve_store",
     "table_filename", "tables_for",
 ]

@@ -52,7 +52,9 @@ def _flood(seed, free, size, not_left, not_right):
 @kernel
 def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weights,
             neighbours):
-    """Expand placement ``rank`` with the blank in ``region``; return the states discovered.
+    """Expand placement ``rank`` with the blank in ``region``.
+
+    Returns the states discovered and, among them, the placements reached for the first time.
 
     ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1; ``free`` is
     the bit mask of the cells no pattern tile occupies.
@@ -64,7 +66,7 @@ def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weig
     # pattern tiles next to the blank region: only they can move
     movable = (((region & not_right) << 1) | ((region & not_left) >> 1) | (region << size)
                | (region >> size)) & everything & ~free
-    found = 0
+    found, filled = 0, 0
     while movable != 0:
         src = np.int64(trailing_zeros(movable))
         movable &= movable - 1
@@ -83,8 +85,9 @@ def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weig
                 atomic_or(nxt, target, reached)
                 if before == 0:  # the placement's first blank region: its PDB value
                     table[target] = depth + 1
+                    filled += 1
                 found += 1
-    return found
+    return found, filled
 
 
 @kernel
@@ -102,7 +105,7 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
         if cur[base + j] != 0:
             break
     else:
-        return 0
+        return 0, 0
     unrank_placement(prefix, k - 1, n_cells, cells)
     tile_at[:] = -1
     occupied = np.int64(0)
@@ -115,7 +118,7 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
             free_cells[j] = cell
             j += 1
     everything = (np.int64(1) << n_cells) - 1
-    found = 0
+    found, filled = 0, 0
     for j in range(radix):
         region = np.int64(cur[base + j])
         if region == 0:
@@ -124,10 +127,12 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
         last = free_cells[j]
         tile_at[last] = k - 1
         free = everything & ~(occupied | (np.int64(1) << last))
-        found += _expand(base + j, region, tile_at, free, nxt, seen, table, depth,
-                         geometry, weights, neighbours)
+        states, placements = _expand(base + j, region, tile_at, free, nxt, seen, table, depth,
+                                     geometry, weights, neighbours)
+        found += states
+        filled += placements
         tile_at[last] = -1
-    return found
+    return found, filled
 
 
 @kernel
@@ -138,11 +143,13 @@ def _expand_block(block, cur, nxt, seen, table, depth, geometry, weights, neighb
     cells = np.empty(k, dtype=np.int64)
     tile_at = np.empty(n_cells, dtype=np.int64)
     free_cells = np.empty(n_cells, dtype=np.int64)
-    found = 0
+    found, filled = 0, 0
     for prefix in range(block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)):
-        found += _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights,
-                                neighbours, cells, tile_at, free_cells)
-    return found
+        states, placements = _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry,
+                                            weights, neighbours, cells, tile_at, free_cells)
+        found += states
+        filled += placements
+    return found, filled
 
 
 @kernel
@@ -178,23 +185,26 @@ def _expand_layer(cur, nxt, seen, table, depth, geometry, weights, neighbours):
 
     Returns
     -------
-    int64
-        Number of (placement, blank region) states discovered at ``depth + 1``.
+    tuple of int64
+        Number of (placement, blank region) states discovered at ``depth + 1``, and of
+        placements among them reached for the first time (table entries filled).
     """
     blocks = layer_blocks(cur, geometry)
-    counts = np.zeros(blocks, dtype=np.int64)
+    counts = np.zeros((blocks, 2), dtype=np.int64)
     for item in prange(blocks):
         block = (item * _SCATTER) % blocks  # spread the threads over the rank range
-        counts[block] = _expand_block(block, cur, nxt, seen, table, depth, geometry,
-                                      weights, neighbours)
-    return counts.sum()
+        counts[block, 0], counts[block, 1] = _expand_block(block, cur, nxt, seen, table, depth,
+                                                           geometry, weights, neighbours)
+    return counts[:, 0].sum(), counts[:, 1].sum()
 
 
 @kernel
 def _expand_layer_serial(cur, nxt, seen, table, depth, geometry, weights, neighbours):
     """:func:`_expand_layer` on one thread, for small tables (no thread start-up per layer)."""
-    found = 0
+    found, filled = 0, 0
     for block in range(layer_blocks(cur, geometry)):
-        found += _expand_block(block, cur, nxt, seen, table, depth, geometry, weights,
-                               neighbours)
-    return found
+        states, placements = _expand_block(block, cur, nxt, seen, table, depth, geometry,
+                                           weights, neighbours)
+        found += states
+        filled += placements
+    return found, filled

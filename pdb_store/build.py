@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import time
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 from tilesweep.solver.errors import InvalidBoardError
@@ -60,8 +63,19 @@ def _goal_state(size: int, goal, group, geometry) -> tuple[int, int]:
     return rank, int(region)
 
 
+class BuildProgress(NamedTuple):
+    """Where a build stands after a BFS layer: ``filled`` of ``entries`` placements have a value."""
+
+    group: tuple[int, ...]
+    depth: int
+    filled: int
+    entries: int
+    seconds: float
+
+
 def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
-                parallel: bool | None = None) -> np.ndarray:
+                parallel: bool | None = None,
+                on_layer: Callable[[BuildProgress], None] | None = None) -> np.ndarray:
     """Build the additive pattern database of ``group`` for ``goal``.
 
     Entry ``rank_placement(cells, size*size)`` (``cells`` = the cell of each group tile,
@@ -81,6 +95,8 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
         Pattern tiles, distinct, ascending, without 0.
     parallel : bool, optional
         Use all numba threads (default: for tables of ``PARALLEL_MIN_ENTRIES`` or more).
+    on_layer : callable, optional
+        Called with a :class:`BuildProgress` after each layer (a few dozen times a build).
 
     Returns
     -------
@@ -106,8 +122,14 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     if parallel is None:
         parallel = count >= PARALLEL_MIN_ENTRIES
     layer = _expand_layer if parallel else _expand_layer_serial
-    while layer(cur, nxt, seen, table, depth, geometry, weights, moves) > 0:
-        depth += 1
+    started, filled = time.perf_counter(), 1
+    while True:
+        found, placements = layer(cur, nxt, seen, table, depth, geometry, weights, moves)
+        if found == 0:
+            break
+        depth, filled = depth + 1, filled + int(placements)
+        if on_layer is not None:
+            on_layer(BuildProgress(group, depth, filled, count, time.perf_counter() - started))
         if depth > MAX_DEPTH:
             raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
                                 "a uint8 table cannot hold it")

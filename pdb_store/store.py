@@ -24,7 +24,7 @@ import numpy as np
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.heuristics import HeuristicSpec
 
-from .build import build_table, check_goal_group
+from .build import BuildProgress, build_table, check_goal_group
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
 from .manifest import TableEntry, read_manifest, record_entry
@@ -149,13 +149,15 @@ class PDBStore:
             _VERIFIED[key] = array
             return array
 
-    def build(self, size: int, goal: Goal, group: Iterable[int], force: bool = False) -> TableEntry:
+    def build(self, size: int, goal: Goal, group: Iterable[int], force: bool = False,
+              on_layer: Callable[[BuildProgress], None] | None = None) -> TableEntry:
         """Build one table unless a valid one exists; return its manifest entry.
 
         Builders of the same table are serialised by an ``flock`` on ``<file>.lock``: the
         second waits, then finds the table built. The file is written under a temporary
         name, fsynced and renamed into place, then recorded in the manifest, so an
-        interrupted build leaves nothing under the final name. ``force`` rebuilds anyway.
+        interrupted build leaves nothing under the final name. ``force`` rebuilds anyway;
+        ``on_layer`` receives the search's progress (see :func:`build_table`).
         """
         self._check_open()
         goal, group = _normalise(size, goal, group)
@@ -167,7 +169,7 @@ class PDBStore:
                 if existing is not None:
                     return existing
             remove_stale(self.root, temp_prefix(name))
-            return self._build_locked(size, goal, group, name)
+            return self._build_locked(size, goal, group, name, on_layer)
 
     def _valid_entry(self, size, goal, group) -> TableEntry | None:
         """The entry of an existing, verified table, or ``None`` when it must be (re)built."""
@@ -178,10 +180,10 @@ class PDBStore:
             return None
         return entry
 
-    def _build_locked(self, size, goal, group, name) -> TableEntry:
+    def _build_locked(self, size, goal, group, name, on_layer=None) -> TableEntry:
         """Compute, write and record a table; the caller holds its lock."""
         started = time.perf_counter()
-        table = build_table(size, goal, group)
+        table = build_table(size, goal, group, on_layer=on_layer)
         seconds = time.perf_counter() - started
         path = self.root / name
         atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name), mode=0o444)

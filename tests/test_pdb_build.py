@@ -164,3 +164,16 @@ def test_5_5_5_is_admissible_on_random_walks():
 @pytest.mark.slow
 def test_6_6_3_is_admissible_on_random_walks():
     _check_partition_on_walks("6-6-3", "blank-last", (28, 27, 15))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_progress_reports_every_layer(parallel):
+    goal, group = goal_tiles("blank-first", 4), (1, 2, 3, 4)
+    seen = []
+    table = build_table(4, goal, group, parallel=parallel, on_layer=seen.append)
+    assert [p.depth for p in seen] == list(range(1, len(seen) + 1))  # a line per layer
+    assert seen[-1].depth >= table.max()  # a last layer may find only new blank regions
+    filled = [p.filled for p in seen]
+    assert filled == sorted(filled) and filled[-1] == np.count_nonzero(table != UNREACHED) == table.size
+    assert [int(np.count_nonzero(table <= p.depth)) for p in seen] == filled
+    assert all(p.entries == table.size and p.group == group for p in seen)

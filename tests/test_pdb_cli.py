@@ -41,6 +41,10 @@ def store(tmp_path):
     entries = f"{placement_count(9, 4):,} entries"
     assert all(entries in line for line in lines)
     assert "Traceback" not in p.stderr
+    for group in ("5,6,7,8", "1,2,3,4"):  # progress on stderr: a line per tenth (not a terminal)
+        progress = [line for line in p.stderr.splitlines() if line.startswith(f"tiles {group}: depth ")]
+        assert 2 <= len(progress) <= 11 and progress[-1].split("entries")[0].endswith(f"{entries.split()[0]} ")
+        assert "(100 %)" in progress[-1] and "ETA 0:00" in progress[-1]
     return root
 
 

@@ -237,11 +237,11 @@ _BUILDER = textwrap.dedent("""
     root, log, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     real_build, real_save = store_module.build_table, store_module.save_npy
 
-    def counted_build(*args):
+    def counted_build(*args, **kwargs):
         with open(log, "a") as handle:
             handle.write("build\\n")
         time.sleep(1.0)  # keep the lock long enough for the other builder to queue up
-        return real_build(*args)
+        return real_build(*args, **kwargs)
 
     def stalled_save(handle, array):
         handle.write(b"partial" * 1000)
