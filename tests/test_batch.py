@@ -10,9 +10,20 @@ from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.work import chunk_jobs, solve_chunk, solve_chunk_table
 
 
-def same_rows(job, tables_for=lambda name: ()):
-    batch = solve_chunk_table(job, tables_for)
+def same_rows(job, tables_for=lambda name: (), monkeypatch=None):
+    """With ``monkeypatch``, every board must go through the batch (a batch that raised
+    would fall back to solving its boards one by one, which would hide it)."""
     single = rows_to_table(solve_chunk(job, tables_for))
+    if monkeypatch is not None:
+        import tilesweep.jobs.work as work
+
+        def not_batched(*args, **kwargs):
+            raise AssertionError("a board left the batch path")
+
+        monkeypatch.setattr(work, "solve_one", not_batched)
+    batch = solve_chunk_table(job, tables_for)
+    if monkeypatch is not None:
+        monkeypatch.undo()
     assert batch.schema == single.schema and batch.num_rows == single.num_rows
     for name in batch.column_names:
         if name not in TIMING_COLUMNS:
@@ -29,9 +40,9 @@ def jobs_of(tmp_path, **options):
     dict(count=30, max_nodes=400, algorithms=("idastar", "astar"), heuristics=("manhattan", "euclidean")),
     dict(count=12, size=4, instances="walk:30", goal="blank-first", algorithms=("idastar", "astar")),
 ])
-def test_batch_rows_equal_single_rows(tmp_path, options):
+def test_batch_rows_equal_single_rows(tmp_path, options, monkeypatch):
     for job in jobs_of(tmp_path, chunk_size=17, **options)[:2]:
-        table = same_rows(job)
+        table = same_rows(job, monkeypatch=monkeypatch)
     assert set(table.column("status").to_pylist()) >= {"solved"}
 
 
@@ -63,9 +74,9 @@ def test_a_batch_that_raises_becomes_per_solve_error_rows(tmp_path, monkeypatch)
     assert table.column("error").to_pylist() == ["MemoryError: no room"] * 3
 
 
-def test_pattern_databases(tmp_path):
+def test_pattern_databases(tmp_path, monkeypatch):
     spec = build_spec({"out": str(tmp_path), "count": 25, "chunk_size": 25, "algorithms": ("idastar", "astar"),
                        "heuristics": ("pdb:4-4", "pdb:5-3+reflect")}, workers=1)[0]
     _, tables = open_tables(str(tmp_path / "store"), spec.heuristics, 3, spec.goal_tuple, build=True)
-    table = same_rows(chunk_jobs(spec)[0], lambda h: tables.get(h, ()))
+    table = same_rows(chunk_jobs(spec)[0], lambda h: tables.get(h, ()), monkeypatch)
     assert isinstance(table, pa.Table) and table.column("status").to_pylist().count("solved") == 100
