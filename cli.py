@@ -421,7 +421,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
-            isolated = run_plan(client, plan, run.store, ProgressBar(), announce)
+            isolated = run_plan(client, plan, run.store, ProgressBar(), announce, BuildProgressLine())
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
         if isolated:
             typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "

@@ -24,6 +24,7 @@ from tilesweep.jobs.parts import write_part
 from tilesweep.jobs.schema import normalise_row, rows_to_table
 from tilesweep.jobs.sweep import Plan
 from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table
+from tilesweep.pdb_store import BuildProgress
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.errors import TilesweepError
 
@@ -31,7 +32,7 @@ from .connect import ClusterError
 from .memory import default_budget
 from .plugin import SweepPlugin, VersionPlugin
 from .share import ensure_tables
-from .tables import pdb_heuristics, resolve
+from .tables import BUILD_TOPIC, pdb_heuristics, resolve
 
 RETRIES = 2
 
@@ -69,8 +70,17 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     return solve_chunk_table(job, tables_for, memory_budget=default_budget)
 
 
-def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None) -> str | None:
+def _build_progress(message: dict) -> BuildProgress:
+    """A builder's progress from its event (Dask adds the worker's address)."""
+    fields = {name: message[name] for name in BuildProgress._fields}
+    return BuildProgress(**dict(fields, group=tuple(fields["group"])))
+
+
+def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None,
+                   on_layer=None) -> str | None:
     """Resolve the store, build missing tables once and give every worker a verified copy.
+
+    ``on_layer`` receives the builder's :class:`~tilesweep.pdb_store.BuildProgress` as it goes.
 
     Returns the store path, or None when the sweep uses no ``pdb:`` heuristic.
     """
@@ -81,8 +91,14 @@ def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None)
     root = resolve(store)
     if on_build is not None:
         on_build(names, root)
-    ensure_tables(client, root, names, spec.size, spec.goal_tuple,
-                  f"{spec.name}-{spec.fingerprint()[:8]}-tables")
+    if on_layer is not None:
+        client.subscribe_topic(BUILD_TOPIC, lambda event: on_layer(_build_progress(event[1])))
+    try:
+        ensure_tables(client, root, names, spec.size, spec.goal_tuple,
+                      f"{spec.name}-{spec.fingerprint()[:8]}-tables")
+    finally:
+        if on_layer is not None:
+            client.unsubscribe_topic(BUILD_TOPIC)
     return root
 
 
@@ -193,7 +209,7 @@ class _Runner:
 
 
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
-             on_build=None) -> int:
+             on_build=None, on_layer=None) -> int:
     """Run every pending chunk of ``plan``, writing its part as each task finishes.
 
     A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
@@ -205,7 +221,7 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
         return 0
     spec = plan.spec
     check_workers_version(client)
-    root = prepare_tables(client, plan, store, on_build)
+    root = prepare_tables(client, plan, store, on_build, on_layer)
     name = plugin_name(plan)
     client.register_plugin(SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos), name=name)
     runner = _Runner(client, plan, name, on_progress)

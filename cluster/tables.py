@@ -8,8 +8,13 @@ under the store's lock before any solve task starts.
 
 from __future__ import annotations
 
+from distributed import get_worker
+
 from tilesweep.pdb_store import open_store, resolve_store, tables_for
 from tilesweep.solver.heuristics import parse_heuristic
+
+#: Dask event topic of the progress of table builds (see :func:`build_missing`).
+BUILD_TOPIC = "tilesweep-pdb-build"
 
 
 def pdb_heuristics(heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
@@ -22,20 +27,27 @@ def resolve(store: str | None) -> str:
     return str(resolve_store(store))
 
 
-def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build: bool = False):
+def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build: bool = False,
+                on_layer=None):
     """(open store, {heuristic name: tables}) for the ``pdb:`` names among ``heuristics``."""
     names = pdb_heuristics(heuristics, size, goal)
     if not names:
         return None, {}
     handle = open_store(store)
-    tables = {h: tables_for(parse_heuristic(h, size, goal), size, goal, handle, build=build)
-              for h in names}
+    tables = {h: tables_for(parse_heuristic(h, size, goal), size, goal, handle, build=build,
+                            on_layer=on_layer) for h in names}
     return handle, tables
 
 
 def build_missing(store: str, heuristics, size: int, goal: tuple[int, ...]) -> list[str]:
-    """Build (under the store's lock) every table the heuristics need; return their names."""
-    handle, tables = open_tables(store, heuristics, size, goal, build=True)
+    """Build (under the store's lock) every table the heuristics need; return their names.
+
+    Run as a task: each build's progress goes to the client as events on :data:`BUILD_TOPIC`.
+    """
+    def on_layer(progress) -> None:
+        get_worker().log_event(BUILD_TOPIC, progress._asdict())
+
+    handle, tables = open_tables(store, heuristics, size, goal, build=True, on_layer=on_layer)
     close = getattr(handle, "close", None)
     if close is not None:
         close()

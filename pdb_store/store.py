@@ -197,7 +197,8 @@ class PDBStore:
         return entry
 
     def ensure(self, size: int, goal: Goal, groups: Iterable[Iterable[int]],
-               on_build: Callable[[tuple[int, ...]], None] | None = None) -> tuple[np.ndarray, ...]:
+               on_build: Callable[[tuple[int, ...]], None] | None = None,
+               on_layer: Callable[[BuildProgress], None] | None = None) -> tuple[np.ndarray, ...]:
         """Build the missing tables of ``groups`` and return all of them, in order.
 
         ``on_build(group)`` is called before each build (e.g. for the CLI to say so). A
@@ -210,7 +211,7 @@ class PDBStore:
             except MissingTableError:
                 if on_build is not None:
                     on_build(tuple(group))
-                self.build(size, goal, group)
+                self.build(size, goal, group, on_layer=on_layer)
                 tables.append(self.table(size, goal, group))
         return tuple(tables)
 
@@ -258,14 +259,16 @@ def open_store(path: str | os.PathLike | None = None) -> PDBStore:
 
 
 def tables_for(spec: HeuristicSpec, size: int, goal: Goal, store: PDBStore, build: bool = True,
-               on_build: Callable[[tuple[int, ...]], None] | None = None) -> tuple[np.ndarray, ...]:
+               on_build: Callable[[tuple[int, ...]], None] | None = None,
+               on_layer: Callable[[BuildProgress], None] | None = None) -> tuple[np.ndarray, ...]:
     """The tables of ``spec.groups`` in order (``()`` for a non-PDB heuristic).
 
-    With ``build`` missing tables are built first (``on_build(group)`` announces each);
+    With ``build`` missing tables are built first (``on_build(group)`` announces each,
+    ``on_layer`` receives each build's progress);
     without it a missing table raises :class:`MissingTableError`.
     """
     if not spec.is_pdb:
         return ()
     if build:
-        return store.ensure(size, goal, spec.groups, on_build)
+        return store.ensure(size, goal, spec.groups, on_build, on_layer)
     return tuple(store.table(size, goal, group) for group in spec.groups)
