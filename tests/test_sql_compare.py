@@ -199,7 +199,7 @@ def test_time_ratio_interval_and_regression_flag():
     ratio, low, high = ratio_interval(old, old * rng.uniform(0.5, 1.5, 400), rng)
     assert low < ratio < high and 0.9 < ratio < 1.1
     frame = pd.DataFrame({"instance": range(400), "size": 3, "goal": "g", "tiles": "t", "algorithm": "astar",
-                          "heuristic": "h", "status": "solved", "cost": 5, "nodes_generated": 10, "seconds": old})
+                          "heuristic": "h", "pruning": "parent", "status": "solved", "cost": 5, "nodes_generated": 10, "seconds": old})
     slower = compare(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]
     assert bool(slower["regression"]) and slower["ci_low"] > 1
     assert not compare(frame, frame.assign(seconds=old * 1.03), threshold=0.05).configurations.iloc[0]["regression"]

@@ -1,7 +1,9 @@
 """``tilesweep compare OLD NEW``: the same instances run by two sweeps, row by row.
 
-Rows pair on (instance, size, goal, tiles, algorithm, heuristic), so the two sweeps may
-have different names and chunkings. Per configuration (size, algorithm, heuristic):
+Rows pair on (instance, size, goal, tiles, algorithm, heuristic, pruning), so the two sweeps
+may have different names and chunkings; parts from before the ``pruning`` column read as
+``parent``. Per configuration (size, algorithm, heuristic, pruning; the pruning column is shown
+only when the rows hold several):
 
 - ``cost_diff``: pairs both solved with different costs, a correctness alarm (the CLI exits 1);
 - ``nodes_diff``: pairs of the same status with different ``nodes_generated`` (every
@@ -21,14 +23,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow.dataset as ds
+import pyarrow as pa
 
 from tilesweep.solver.errors import InvalidOptionError
 
+from ..parts import read_part
+from ..schema import ADDED_DEFAULTS
 from .sweeps import Sweep
 
-CONFIG = ["size", "algorithm", "heuristic"]
-PAIR_KEYS = ["instance", "size", "goal", "tiles", "algorithm", "heuristic"]
+CONFIG = ["size", "algorithm", "heuristic", "pruning"]
+PAIR_KEYS = ["instance", "size", "goal", "tiles", "algorithm", "heuristic", "pruning"]
 VALUES = ["status", "cost", "nodes_generated", "seconds"]
 RESAMPLES = 1000
 
@@ -56,8 +60,9 @@ def parse_threshold(text: str | float) -> float:
 
 def load_pairs_side(sweeps: list[Sweep]) -> pd.DataFrame:
     """The pairing keys and compared values of every row of ``sweeps``."""
-    dataset = ds.dataset([str(p) for s in sweeps for p in s.parts], format="parquet")
-    frame = dataset.to_table(columns=PAIR_KEYS + VALUES).to_pandas()
+    tables = [read_part(p, PAIR_KEYS + VALUES).replace_schema_metadata(None) for s in sweeps for p in s.parts]
+    frame = pa.concat_tables(tables).to_pandas()
+    frame["pruning"] = frame["pruning"].fillna(ADDED_DEFAULTS["pruning"])  # parts from before the column
     return frame.drop_duplicates(PAIR_KEYS, keep="last")
 
 
@@ -112,8 +117,10 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed:
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
     order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}
     groups = sorted(pairs.groupby(CONFIG, sort=False, dropna=False), key=lambda kv: order.get(kv[0], len(order)))
-    rows = [_configuration(key, group, changes, threshold, rng) for key, group in groups]
-    return Comparison(pd.DataFrame(rows), changes, threshold)
+    rows = pd.DataFrame([_configuration(key, group, changes, threshold, rng) for key, group in groups])
+    if pd.concat([old["pruning"], new["pruning"]]).nunique() <= 1:  # one pruning: nothing to tell apart
+        rows, changes = rows.drop(columns="pruning"), changes.drop(columns="pruning")
+    return Comparison(rows, changes, threshold)
 
 
 LISTED = 100  # changed pairs the table format lists; csv and json carry every one

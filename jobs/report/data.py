@@ -3,8 +3,8 @@
 Rows are read once, numeric columns only. An *item* is one instance: a hash of (size,
 goal, tiles) with its occurrence number (a random sample may draw a board twice), so two
 sweeps of the same instances pair up whatever their names and chunks. A *configuration* is
-(size, algorithm, heuristic), with the sweep added when two given sweeps share one (a
-before/after pair). Statuses are taken from the data, never from a fixed list.
+(size, algorithm, heuristic, pruning), with the sweep added when two given sweeps share one
+(a before/after pair); its label names the pruning only when the rows hold several. Statuses are taken from the data, never from a fixed list.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from ..summary import summarize
 from .sql import connect
 from .sweeps import Sweep
 
-ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, status, cost, nodes_generated, "
+ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, pruning, status, cost, nodes_generated, "
                "ebf, h0, seconds, hash(size, goal, tiles) AS board")
 STATUS_ORDER = STATUSES + ("depth_limit",)  # known first (depth_limit: sweeps before the split), others after
+CONFIG = ["size", "algorithm", "heuristic", "pruning"]
 SUMMARY_FIGURES = ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", "seconds_mean", "nodes_per_second"]
 
 
@@ -51,10 +52,13 @@ class ReportData:
 
 def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
     """``algorithm heuristic`` (``sweep: ...`` when sweeps share a configuration; the puzzle
-    when sizes are mixed), as a categorical in order of first appearance."""
+    when sizes are mixed; ``... pruning`` when prunings are), as a categorical in order of
+    first appearance."""
     groups = rows.groupby(keys, sort=False, observed=True)
     combos = groups.size().reset_index()[keys].astype({k: str for k in keys if k != "size"})
     label = combos["algorithm"] + " " + combos["heuristic"]
+    if rows["pruning"].nunique() > 1:
+        label = label + " " + combos["pruning"]
     if rows["size"].nunique() > 1:
         label = (combos["size"] ** 2 - 1).astype(str) + "-puzzle " + label
     if "sweep" in keys:
@@ -78,7 +82,7 @@ def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
     """Read the rows of ``sweeps``; ``baseline`` defaults to the first sweep's first heuristic."""
     con = connect(sweeps, summary=False)
     rows = _read_rows(con)
-    keys = ["size", "algorithm", "heuristic"]
+    keys = list(CONFIG)
     per_sweep = rows.groupby(keys, sort=False, observed=True)["sweep"].nunique()
     if (per_sweep > 1).any():
         keys = ["sweep"] + keys
@@ -110,9 +114,9 @@ def _summary(data: ReportData) -> pd.DataFrame:
     for source in (data.sweeps if by_sweep else [None]):
         frame = summarize(str(source.folder)) if source is not None else summarize(data.rows)
         rows = data.rows if source is None else data.rows[data.rows["sweep"] == source.name]
-        first = rows.drop_duplicates(["size", "algorithm", "heuristic"]).astype({"algorithm": str, "heuristic": str})
-        first = first.set_index(["size", "algorithm", "heuristic"])["config"]
-        frame["config"] = [first[key] for key in zip(frame["size"], frame["algorithm"], frame["heuristic"], strict=True)]
+        first = rows.drop_duplicates(CONFIG).astype({"algorithm": str, "heuristic": str, "pruning": str})
+        first = first.set_index(CONFIG)["config"]
+        frame["config"] = [first[key] for key in zip(*(frame[k] for k in CONFIG), strict=True)]
         frames.append(frame)
     return pd.concat(frames, ignore_index=True).set_index("config").reindex(data.configs)
 
@@ -146,9 +150,11 @@ def _common_figures(data: ReportData) -> pd.DataFrame:
 
 def coverage_table(data: ReportData) -> pd.DataFrame:
     """Per configuration: rows, status counts, :func:`summarize`'s figures over solved rows,
-    and mean / geometric mean / median nodes over the commonly solved instances."""
+    and mean / geometric mean / median nodes over the commonly solved instances (a pruning
+    column only when the rows hold several)."""
     first = data.rows.drop_duplicates("config").set_index("config")
-    table = first.loc[data.configs, ["size", "algorithm", "heuristic"] + (["sweep"] if "sweep" in data.config_keys else [])]
+    keys = ["size", "algorithm", "heuristic"] + (["pruning"] if data.rows["pruning"].nunique() > 1 else [])
+    table = first.loc[data.configs, keys + (["sweep"] if "sweep" in data.config_keys else [])]
     table.insert(len(table.columns), "instances", data.rows.groupby("config").size().reindex(data.configs))
     table = table.join(status_counts(data)).join(_summary(data)[SUMMARY_FIGURES]).join(_common_figures(data))
     table["common_instances"] = table["common_instances"].fillna(0).astype("int64")

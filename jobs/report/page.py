@@ -89,10 +89,10 @@ def instance_data(data: ReportData) -> dict:
     data.con.register("_table_keys", keys)
     present = {row[0] for row in data.con.sql("DESCRIBE results").fetchall()}
     reason = "status_reason" if "status_reason" in present else "NULL::VARCHAR AS status_reason"  # older sweeps
-    text = data.con.sql(f"SELECT sweep, instance, algorithm, heuristic, tiles, moves, {reason} FROM results "
+    text = data.con.sql(f"SELECT sweep, instance, algorithm, heuristic, pruning, tiles, moves, {reason} FROM results "
                         "SEMI JOIN _table_keys USING (sweep, instance)").df()
     data.con.unregister("_table_keys")
-    rows = rows.merge(text, on=["sweep", "instance", "algorithm", "heuristic"], how="left")
+    rows = rows.merge(text, on=["sweep", "instance", "algorithm", "heuristic", "pruning"], how="left")
     boards, board_index = np.unique(rows["tiles"].fillna("").to_numpy(str), return_inverse=True)
     goals = {f"{s}|{g}": list(goal_tiles(str(g), int(s)))
              for s, g in rows[["size", "goal"]].drop_duplicates().itertuples(index=False)}

@@ -165,15 +165,16 @@ def iteration_rows(data: ReportData) -> pd.DataFrame:
     if ida.empty:
         return pd.DataFrame(columns=["config", "key", "bound", "nodes"])
     hardest = ida.groupby("item")["nodes_generated"].max().nlargest(ITERATION_INSTANCES).index
-    chosen = ida[ida["item"].isin(hardest)][["sweep", "instance", "algorithm", "heuristic", "config", "item"]]
-    data.con.register("_chosen", chosen[["sweep", "instance", "algorithm", "heuristic"]])
-    fetched = data.con.sql("SELECT r.sweep, r.instance, r.algorithm, r.heuristic, r.iterations "
-                           "FROM results r JOIN _chosen c USING (sweep, instance, algorithm, heuristic)").df()
+    run = ["sweep", "instance", "algorithm", "heuristic", "pruning"]
+    chosen = ida[ida["item"].isin(hardest)][run + ["config", "item"]]
+    data.con.register("_chosen", chosen[run])
+    fetched = data.con.sql(f"SELECT {', '.join('r.' + c for c in run)}, r.iterations "
+                           f"FROM results r JOIN _chosen c USING ({', '.join(run)})").df()
     data.con.unregister("_chosen")
-    logs = pd.DataFrame([(*row[:4], it["bound"], it["nodes_generated"])
+    logs = pd.DataFrame([(*row[:len(run)], it["bound"], it["nodes_generated"])
                          for row in fetched.itertuples(index=False) for it in json.loads(row.iterations or "[]")],
-                        columns=["sweep", "instance", "algorithm", "heuristic", "bound", "nodes"])
-    logs = logs.merge(chosen, on=["sweep", "instance", "algorithm", "heuristic"])
+                        columns=run + ["bound", "nodes"])
+    logs = logs.merge(chosen, on=run)
     first = chosen.drop_duplicates("item").set_index("item")
     logs["key"] = logs["item"].map(first["sweep"].astype(str) + ":" + first["instance"].astype(str))
     return logs[["config", "key", "bound", "nodes"]]

@@ -2,7 +2,8 @@
 
 ``results`` reads every ``results/part-*.parquet`` of the given sweeps in place
 (``read_parquet`` over the file list, ``union_by_name`` so sweeps written before a column
-was added still read; a missing column is null). Each row already carries its ``sweep``
+was added still read; a missing column is null, but ``pruning``, which reads ``parent``
+as :data:`~..schema.ADDED_DEFAULTS` says). Each row already carries its ``sweep``
 name. ``summary`` is every sweep's ``summary.parquet`` with a ``sweep`` column in front
 (a sweep interrupted before its summary was written is summarised in memory).
 """
@@ -15,6 +16,7 @@ import pyarrow as pa
 from tilesweep.solver.errors import InvalidOptionError
 
 from ..results import load_results
+from ..schema import ADDED_DEFAULTS
 from ..summary import summarize
 from .sweeps import Sweep
 
@@ -38,7 +40,12 @@ def connect(sweeps: list[Sweep], summary: bool = True) -> duckdb.DuckDBPyConnect
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")  # no bar drawn over the command's output
     files = ", ".join(_literal(p) for s in sweeps for p in s.parts)
-    con.execute(f"CREATE VIEW results AS SELECT * FROM read_parquet([{files}], union_by_name = true)")
+    parts = f"read_parquet([{files}], union_by_name = true)"
+    present = {row[0] for row in con.sql(f"DESCRIBE SELECT * FROM {parts}").fetchall()}
+    parent = _literal(ADDED_DEFAULTS["pruning"])
+    pruning = (f"* REPLACE (coalesce(pruning, {parent}) AS pruning)" if "pruning" in present
+               else f"*, {parent} AS pruning")  # parts from before the column: parent pruning
+    con.execute(f"CREATE VIEW results AS SELECT {pruning} FROM {parts}")
     if not summary:
         return con
     selects = [_summary_select(con, i, s) for i, s in enumerate(sweeps)]
