@@ -91,6 +91,28 @@ def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weig
 
 
 @kernel
+def place_prefix(prefix, k, n_cells, cells, tile_at, free_cells):
+    """Set out the tiles ``0..k-2`` of rank prefix ``prefix``; return their cells' bit mask.
+
+    The placements ``prefix * R + j`` (``R = N - k + 1``) share these tiles and put the last
+    one on ``free_cells[j]``, the j-th cell they leave free. Fills ``cells[:k-1]`` and
+    ``tile_at`` (the tile index on each cell, -1 for none), without allocating.
+    """
+    unrank_placement(prefix, k - 1, n_cells, cells)
+    tile_at[:] = -1
+    occupied = np.int64(0)
+    for i in range(k - 1):
+        tile_at[cells[i]] = i
+        occupied |= np.int64(1) << cells[i]
+    j = 0
+    for cell in range(n_cells):
+        if (occupied >> cell) & 1 == 0:
+            free_cells[j] = cell
+            j += 1
+    return occupied
+
+
+@kernel
 def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neighbours,
                    cells, tile_at, free_cells):
     """Expand the frontier states whose tiles ``0..k-2`` form placement ``prefix``.
@@ -106,17 +128,7 @@ def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neig
             break
     else:
         return 0, 0
-    unrank_placement(prefix, k - 1, n_cells, cells)
-    tile_at[:] = -1
-    occupied = np.int64(0)
-    for i in range(k - 1):
-        tile_at[cells[i]] = i
-        occupied |= np.int64(1) << cells[i]
-    j = 0
-    for cell in range(n_cells):
-        if (occupied >> cell) & 1 == 0:
-            free_cells[j] = cell
-            j += 1
+    occupied = place_prefix(prefix, k, n_cells, cells, tile_at, free_cells)
     everything = (np.int64(1) << n_cells) - 1
     found, filled = 0, 0
     for j in range(radix):

@@ -33,7 +33,7 @@ from tilesweep.solver.geometry import neighbours
 from tilesweep.solver.jit import kernel, parallel_kernel
 from tilesweep.solver.ranking import digit_weights, moved_rank, rank_placement, unrank_placement
 
-from .bfs import UNREACHED, _flood
+from .bfs import UNREACHED, _flood, place_prefix
 from .build import _geometry
 
 _BLOCK = 1 << 10  # rank prefixes per work item
@@ -109,17 +109,7 @@ def _check_block(block, table, goal_rank, geometry, weights, moves, homes):
     free_cells = np.empty(n_cells, dtype=np.int64)
     first, count = np.int64(-1), np.int64(0)
     for prefix in range(block * _BLOCK, min(table.shape[0] // radix, (block + 1) * _BLOCK)):
-        unrank_placement(prefix, k - 1, n_cells, cells)
-        tile_at[:] = -1
-        occupied = np.int64(0)
-        for i in range(k - 1):
-            tile_at[cells[i]] = i
-            occupied |= np.int64(1) << cells[i]
-        j = 0
-        for cell in range(n_cells):
-            if (occupied >> cell) & 1 == 0:
-                free_cells[j] = cell
-                j += 1
+        occupied = place_prefix(prefix, k, n_cells, cells, tile_at, free_cells)
         for j in range(radix):
             rank = prefix * radix + j
             last = free_cells[j]
