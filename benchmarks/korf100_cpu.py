@@ -19,10 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from machine import machine  # noqa: E402
-
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
 from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve  # noqa: E402
@@ -50,7 +48,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=100, help="only the first N instances")
     args = parser.parse_args()
     boards = [Board(t, 4) for t in read_instance_file(str(KORF100), 4)[: args.first]]
-    print(machine())
+    print(machine_line())
     reference = None
     with open_store(None) as store:
         for heuristic in args.heuristic:

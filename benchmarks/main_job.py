@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import machine  # noqa: E402
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ["sweep", "--size", "3", "--count", "10000", "--algorithm", "astar", "--heuristic", "manhattan",
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     checkouts = {"this": ROOT, "other": args.other.resolve()}
-    print(machine())
+    print(machine_line())
     print("load average", os.getloadavg())
     times = {name: [] for name in checkouts}
     with tempfile.TemporaryDirectory() as tmp:

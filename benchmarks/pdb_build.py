@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -29,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
 from tilesweep.solver.heuristics import partition_groups  # noqa: E402
 
@@ -36,14 +36,8 @@ ORDER = [(3, "4-4"), (3, "5-3"), (4, "5-5-5"), (4, "6-6-3"), (4, "7-8")]
 
 
 def machine() -> str:
-    """``nproc`` and the CPU model, as the report needs them."""
-    model = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            model = line.split(":", 1)[1].strip()
-            break
-    return f"{os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), {model}, " \
-           f"Python {platform.python_version()}"
+    """The host's line and the CPUs this process may use, as the report needs them."""
+    return f"{machine_line()} ({len(os.sched_getaffinity(0))} usable)"
 
 
 def build_child(size: int, partition: str, goal: str, store: str) -> None:

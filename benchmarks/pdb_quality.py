@@ -22,10 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from machine import machine  # noqa: E402
-
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import Board, goal_tiles, is_solvable, parse_heuristic, solve  # noqa: E402
 from tilesweep.solver.geometry import neighbours  # noqa: E402
@@ -83,7 +81,7 @@ def main() -> None:
     parser.add_argument("--store", help="PDB store (default: a temporary one)")
     parser.add_argument("--astar-every", type=int, default=1, help="run A* on every K-th state")
     args = parser.parse_args()
-    print(machine())
+    print(machine_line())
     with tempfile.TemporaryDirectory() as tmp, open_store(args.store or tmp) as store:
         for goal_name in ("blank-last", "blank-first"):
             report_goal(goal_name, store, args.astar_every)

@@ -25,10 +25,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from machine import machine  # noqa: E402
-
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
 from tilesweep.solver import Board, solve  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
@@ -103,7 +101,7 @@ def main() -> None:
     parser.add_argument("--astar-count", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(machine())
+    print(machine_line())
     for number in args.korf:
         idastar_korf(number, args.repeats)
     astar_eight(args.astar_count, args.repeats)

@@ -33,7 +33,7 @@ from pathlib import Path
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import machine  # noqa: E402
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 2
@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--tilesweep", default=f"{sys.executable} {ROOT / 'cli.py'}")
     args = parser.parse_args()
     tilesweep = args.tilesweep.split()
-    print(machine())
+    print(machine_line())
     print(load())
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

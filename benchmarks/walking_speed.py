@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from machine import machine  # noqa: E402
 from solver_speed import best_cpu, c_yardstick  # noqa: E402
 
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
 from tilesweep.solver import Board, solve  # noqa: E402
 
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--prune", default="parent", help="parent or fsm[:DEPTH], for both heuristics")
     args = parser.parse_args()
-    print(machine())
+    print(machine_line())
     for number in args.korf:
         compare(number, args.repeats, args.prune)
 

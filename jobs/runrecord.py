@@ -30,6 +30,13 @@ def machine() -> dict:
             "host": platform.node()}
 
 
+def machine_line(host: dict | None = None) -> str:
+    """:func:`machine` (of this host unless given) as one line, e.g. for a benchmark's output."""
+    host = host or machine()
+    memory = f", {host['memory_gib']:.0f} GiB" if host.get("memory_gib") is not None else ""
+    return f"{host['cpu']}, {host['cores']} cores{memory}, Python {host['python']}"
+
+
 def record_run(folder: Path, scheduler: str | None, workers: int | None) -> None:
     """Append this run (time, tilesweep version, client machine, scheduler) to ``run.json``."""
     from tilesweep import __version__
