@@ -8,6 +8,7 @@ torn down with its containers, networks and volumes whatever happens.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -18,7 +19,8 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-IMAGE = "tilesweep:test"
+# One tag per checkout: two checkouts on one machine must not run each other's code.
+IMAGE = "tilesweep:test-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
 LOOPBACK = "127.0.0.1"
 # The scheduler's worker TTL in the tests: Dask's default (the compose file's), far above a
 # loaded worker's longest silence (a plugin compiling kernels it does not find in the cache).
