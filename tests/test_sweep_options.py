@@ -40,6 +40,7 @@ CASES = {
     "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
     "--max-nodes": ("max-nodes", [("100000", 100000)]),
     "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
+    "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
 }
 # Combinations a user types together (the korf100 one was once refused: '4' against 4).
