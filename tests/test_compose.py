@@ -363,6 +363,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def drop_option(argv: list[str], name: str) -> list[str]:
+    """``argv`` without option ``name`` and its value (``--name value`` or ``--name=value``)."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == name:
+            i += 2
+            continue
+        if not argv[i].startswith(name + "="):
+            out.append(argv[i])
+        i += 1
+    return out
+
+
 def local_argv(argv: list[str]) -> list[str]:
     """Run ``dask ...`` with this interpreter (``python -m dask ...``)."""
     assert argv[0] == "dask"
@@ -417,7 +430,9 @@ def cluster(request, services, tmp_path_factory):
 
     # Workers retry until the scheduler listens, so they start at once (as compose would
     # start them only after the healthcheck; the wait below checks that healthcheck).
-    worker_argv = [a.replace(f"tcp://scheduler:{SCHEDULER_PORT}", address) for a in command_of(services["worker"])]
+    # --interface names the container's network; here the workers listen on loopback (--host).
+    worker_argv = [a.replace(f"tcp://scheduler:{SCHEDULER_PORT}", address)
+                   for a in drop_option(command_of(services["worker"]), "--interface")]
     for i in range(2):
         start(local_argv(worker_argv) + ["--host", LOOPBACK], tmp / f"worker-{i}.log")
 
