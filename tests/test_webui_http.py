@@ -22,7 +22,9 @@ from tilesweep.cli import app
 from tilesweep.solver import Board
 from webui_server import ARTIFACTS, Server
 
-KORF_COSTS = {9: 46, 12: 45, 19: 46, 42: 42, 47: 47, 55: 41, 79: 42, 97: 44}  # Korf (1985), Table 1
+# Korf (1985), Table 1: instances of 11 to 63 million nodes with Manhattan distance, so eight of them
+# keep two solver processes busy for seconds
+KORF_COSTS = {2: 55, 4: 56, 5: 56, 6: 52, 8: 50, 13: 46, 16: 42, 18: 55}
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,8 @@ def server(tmp_path_factory):
     local_sweep(root / "sweeps", "small", size=3, count=12, algorithms=("astar",), heuristics=("manhattan",),
                 chunk_size=4)
     (root / "sweeps" / "small" / "link").symlink_to("/etc")
-    srv = Server(root / "sweeps", root / "store", "--solvers", "2")
+    # a budget above what 0.2 s of IDA* generates, so a time limit is what stops a long search
+    srv = Server(root / "sweeps", root / "store", "--solvers", "2", "--max-nodes", str(10 ** 10))
     srv.root = root
     yield srv
     srv.stop()
@@ -268,12 +271,16 @@ def test_eight_concurrent_solves_while_pages_answer(server, korf100):
     """Eight 15-puzzles at once (two solve at a time, the rest queue) with Korf's costs, while
     the pages keep answering; the page latencies are reported, not asserted."""
     korf = korf100
-    latencies, done = [], threading.Event()
+    latencies, failures, done = [], [], threading.Event()
 
     def poll():
         while not done.is_set():
             start = time.perf_counter()
-            status, _ = request(server, "GET", "/api/options?size=4")
+            try:
+                status, _ = request(server, "GET", "/api/options?size=4", timeout=30)
+            except OSError as err:  # a refused or timed-out request is a failure, not a dead thread
+                failures.append(repr(err))
+                continue
             latencies.append((time.perf_counter() - start, status))
             time.sleep(0.05)
 
@@ -291,7 +298,7 @@ def test_eight_concurrent_solves_while_pages_answer(server, korf100):
         assert result["status"] == "solved" and result["cost"] == KORF_COSTS[n]
         assert Board(korf[n], 4).apply(result["moves"]) == Board.goal(4, "blank-first")
     times = sorted(t for t, status in latencies if status == 200)
-    assert len(times) == len(latencies) >= 5  # the page answered all along, and often
+    assert failures == [] and len(times) == len(latencies) >= 5  # the page answered all along, and often
     report = (f"8 concurrent 15-puzzle solves: {len(times)} page requests during them, median "
               f"{times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -377,11 +384,10 @@ def test_an_installed_wheel_serves_its_pages(tmp_path):
     import sys
 
     from webui_server import ROOT
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path / "wheel")],
-                   check=True, timeout=600)
+    from wheelbuild import build_wheel
+    wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    wheel = next((tmp_path / "wheel").glob("tilesweep-*.whl"))
     subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
                    timeout=600)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

@@ -8,19 +8,16 @@ Slow: it downloads tilesweep's dependencies from PyPI into the new environment (
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
+from wheelbuild import ROOT, build_wheel
+
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-                                     ".hypothesis", "sweeps", "test-artifacts")
 TOP_LEVEL_NAMES = ("cli", "solver", "jobs", "cluster", "pdb_store", "webui")
 
 
@@ -34,10 +31,7 @@ def run(*argv, cwd, env=None, timeout=1800) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory):
     """(python of the new environment, its environment variables, an empty folder)."""
     base = tmp_path_factory.mktemp("wheel")
-    source = base / "source"
-    shutil.copytree(ROOT, source, ignore=NOT_SOURCES)  # the checkout stays as it is
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", base / "dist", source, cwd=base)
-    wheel = next((base / "dist").glob("tilesweep-*.whl"))
+    wheel = build_wheel(base)
     venv.create(base / "env", with_pip=True)
     python = base / "env" / "bin" / "python"
     run(python, "-m", "pip", "install", "--quiet", "solver", "cluster", cwd=base)

@@ -2,7 +2,6 @@
 "use strict";
 
 const NAME = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const TEXT_COLUMNS = ["algorithm", "heuristic"];
 let timer = null;
 
 function summaryTable(rows) {
@@ -13,12 +12,12 @@ function summaryTable(rows) {
     return;
   }
   const columns = Object.keys(rows[0]);
-  table.tHead.replaceChildren(el("tr", {}, columns.map((c) =>
-    el("th", {class: TEXT_COLUMNS.includes(c) ? "" : "num"}, c))));
+  // text columns (algorithm, heuristic, pruning, ...) are the ones whose values are strings
+  const isText = Object.fromEntries(columns.map((c) => [c, rows.some((row) => typeof row[c] === "string")]));
+  table.tHead.replaceChildren(el("tr", {}, columns.map((c) => el("th", {class: isText[c] ? "" : "num"}, c))));
   table.tBodies[0].replaceChildren(...rows.map((row) => el("tr", {},
-    columns.map((c) => el("td", {class: TEXT_COLUMNS.includes(c) ? "" : "num",
-                                 dataset: {column: c, value: row[c] ?? ""}},
-                          TEXT_COLUMNS.includes(c) ? row[c] : fmtNum(row[c]))))));
+    columns.map((c) => el("td", {class: isText[c] ? "" : "num", dataset: {column: c, value: row[c] ?? ""}},
+                          isText[c] ? row[c] : fmtNum(row[c]))))));
 }
 
 function links(sweep) {
