@@ -96,6 +96,93 @@ def write_path(path, lists, st_pos, depth):
         path[j] = move_of(lists[st_pos[j] - np.uint64(1)])
 
 
+@inline_kernel
+def tile_deltas(nbr8, tile_cost):
+    """``delta[t * 4n + b * 4 + m]``: change of the per-tile sum when tile t slides by move m
+    into blank b."""
+    n = nbr8.shape[0]
+    delta = np.zeros(n * n * 4, dtype=np.int64)
+    for b in range(n):
+        for m in range(4):
+            if nbr8[b, m] >= 0:
+                for t in range(1, n):
+                    delta[t * n * 4 + b * 4 + m] = tile_cost[t, b] - tile_cost[t, nbr8[b, m]]
+    return delta
+
+
+@inline_kernel
+def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+                  path, generated, expanded, check_at, limits, deadline):
+    """One depth-first contour of :func:`_idastar_tiles` below a node at depth ``g0``.
+
+    ``tiles`` (uint64[N]) shows the node, ``blank`` its blank cell, ``s0`` its scaled sum
+    and ``last`` the move that made it (-1 at the start). Children of the node and below
+    are generated and counted as in the serial search; the node itself is not.
+
+    Returns
+    -------
+    status : int64    RUNNING when the contour was searched to its end, else SOLVED or a limit
+    generated, expanded : int64   the counters, carried on
+    min_excess : int64  smallest scaled excess of a cut-off child (1 << 60: none)
+    cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
+    check_at : int64  the next limit check
+    """
+    n4 = np.uint64(tiles.shape[0] * 4)
+    # f > bound  <=>  s > room, with room = (bound - d - 1) * scale: no division per
+    # child; the next bound comes from the smallest excess s - room of a cut-off child.
+    min_excess = np.int64(1) << 60
+    room = (bound - g0 - 1) * scale
+    d = 0
+    b = np.uint64(blank)
+    s_cur = s0
+    p = list_start(blank, last)
+    while True:
+        code = lists[p]
+        if code == LIST_END:  # all children tried: back up
+            if d == 0:
+                break
+            d -= 1
+            p = st_pos[d]
+            pb = blank_of(lists[p - np.uint64(1)])
+            tiles[b] = tiles[pb]
+            tiles[pb] = 0
+            b = pb
+            s_cur = st_sum[d]
+            room += scale
+            continue
+        p += np.uint64(1)
+        if generated >= check_at:
+            hit = limit_hit(generated, limits, deadline)
+            if hit != RUNNING:
+                return hit, generated, expanded, min_excess, 0, check_at
+            check_at = next_check(generated, limits)
+        generated += 1
+        tgt = target_of(code)
+        t = tiles[tgt]
+        s = s_cur + delta[t * n4 + (code & np.uint64(255))]
+        excess = s - room
+        if excess > 0:
+            if excess < min_excess:
+                min_excess = excess
+            continue
+        tiles[b] = t
+        tiles[tgt] = 0
+        st_pos[d] = p
+        st_sum[d] = s_cur
+        if s == 0 and is_goal(tiles, goal_pos):
+            write_path(path, lists, st_pos, d + 1)
+            return SOLVED, generated, expanded, min_excess, d + 1, check_at
+        if g0 + d + 1 >= MAX_DEPTH:
+            return TOO_DEEP, generated, expanded, min_excess, 0, check_at
+        expanded += 1
+        d += 1
+        room -= scale
+        b = tgt
+        s_cur = s
+        p = list_start(tgt, move_of(code))
+    return RUNNING, generated, expanded, min_excess, 0, check_at
+
+
 @kernel
 def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
     """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``).
@@ -116,14 +203,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.uint64)
     lists = successor_lists(nbr8)
-    # delta[t * 4n + (code & 255)]: change of the sum when tile t slides by move ``code``
-    delta = np.zeros(n * n * 4, dtype=np.int64)
-    for b in range(n):
-        for m in range(4):
-            if nbr8[b, m] >= 0:
-                for t in range(1, n):
-                    delta[t * n * 4 + b * 4 + m] = tile_cost[t, b] - tile_cost[t, nbr8[b, m]]
-    n4 = np.uint64(n * 4)
+    delta = tile_deltas(nbr8, tile_cost)
     path, bounds, iter_nodes = _outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
@@ -145,63 +225,96 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
         bounds[n_iter] = bound
         n_iter += 1
         expanded += 1
-        # f > bound  <=>  s > room, with room = (bound - d - 1) * scale: no division per
-        # child; the next bound comes from the smallest excess s - room of a cut-off child.
-        min_excess = np.int64(1) << 60
-        room = (bound - 1) * scale
-        d = 0
-        b = np.uint64(blank0)
-        s_cur = h0
-        p = list_start(blank0, -1)
-        while True:
-            code = lists[p]
-            if code == LIST_END:  # all children tried: back up
-                if d == 0:
-                    break
-                d -= 1
-                p = st_pos[d]
-                pb = blank_of(lists[p - np.uint64(1)])
-                tiles[b] = tiles[pb]
-                tiles[pb] = 0
-                b = pb
-                s_cur = st_sum[d]
-                room += scale
-                continue
-            p += np.uint64(1)
-            if generated >= check_at:
-                hit = limit_hit(generated, limits, deadline)
-                if hit != RUNNING:
-                    iter_nodes[n_iter - 1] = generated - start_generated
-                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
-                check_at = next_check(generated, limits)
-            generated += 1
-            tgt = target_of(code)
-            t = tiles[tgt]
-            s = s_cur + delta[t * n4 + (code & np.uint64(255))]
-            excess = s - room
-            if excess > 0:
-                if excess < min_excess:
-                    min_excess = excess
-                continue
-            tiles[b] = t
-            tiles[tgt] = 0
-            st_pos[d] = p
-            st_sum[d] = s_cur
-            if s == 0 and is_goal(tiles, goal_pos):
-                write_path(path, lists, st_pos, d + 1)
-                iter_nodes[n_iter - 1] = generated - start_generated
-                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
-            if d + 1 >= MAX_DEPTH:
-                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
-            expanded += 1
-            d += 1
-            room -= scale
-            b = tgt
-            s_cur = s
-            p = list_start(tgt, move_of(code))
+        status, generated, expanded, min_excess, cost, check_at = contour_tiles(
+            tiles, blank0, h0, 0, -1, bound, scale, lists, delta, goal_pos, st_pos, st_sum, path,
+            generated, expanded, check_at, limits, deadline)
         iter_nodes[n_iter - 1] = generated - start_generated
+        if status != RUNNING:
+            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h_root
         bound += (min_excess + scale - 1) // scale
     return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+
+
+@inline_kernel
+def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, parts, st_pos, st_q, path,
+            generated, expanded, check_at, limits, deadline, fsm, use_fsm):
+    """One depth-first contour of :func:`_idastar` below a node at depth ``g0``.
+
+    ``tiles``/``pos`` show the node, ``rows[0]`` holds its heuristic parts, ``last`` is the
+    move that made it (-1 at the start) and ``q0`` its automaton state. Children of the
+    node and below are generated and counted as in the serial search; the node itself is
+    not.
+
+    Returns
+    -------
+    status : int64    RUNNING when the contour was searched to its end, else SOLVED or a limit
+    generated, expanded : int64   the counters, carried on
+    next_bound : int64  smallest f of a cut-off child (1 << 40: none)
+    cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
+    check_at : int64  the next limit check
+    """
+    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
+        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
+        goal_col, wd_link_v, wd_link_h, _, _ = H
+    next_bound = np.int64(1) << 40
+    d = 0
+    b = pos[0]
+    q = q0
+    p = list_start(b, last)
+    while True:
+        code = lists[p]
+        if code == LIST_END:  # all children tried: back up
+            if d == 0:
+                break
+            d -= 1
+            p = st_pos[d]
+            pb = np.int64(blank_of(lists[p - np.uint64(1)]))
+            slide(tiles, pos, b, pb)
+            b = pb
+            q = st_q[d]
+            continue
+        p += np.uint64(1)
+        nq = q
+        if use_fsm:
+            nq = np.int64(fsm[q * 4 + move_of(code)])
+            if nq < 0:
+                continue  # completes a forbidden move string: not generated
+        if generated >= check_at:
+            hit = limit_hit(generated, limits, deadline)
+            if hit != RUNNING:
+                return hit, generated, expanded, next_bound, 0, check_at
+            check_at = next_check(generated, limits)
+        generated += 1
+        tgt = np.int64(target_of(code))
+        t = tiles[tgt]
+        slide(tiles, pos, b, tgt)
+        g = tile_group[t] if n_groups > 0 else -1
+        g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
+        w = wd_step(rows[d], size, t, b, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
+                    parts) if use_wd else 0
+        hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
+                     lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
+                     tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
+        f = g0 + d + 1 + hc
+        if f > bound:
+            if f < next_bound:
+                next_bound = f
+            slide(tiles, pos, tgt, b)
+            continue
+        commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts)
+        st_pos[d] = p
+        st_q[d] = q
+        if hc == 0 and is_goal(tiles, goal_pos):
+            write_path(path, lists, st_pos, d + 1)
+            return SOLVED, generated, expanded, next_bound, d + 1, check_at
+        if g0 + d + 1 >= MAX_DEPTH:
+            return TOO_DEEP, generated, expanded, next_bound, 0, check_at
+        expanded += 1
+        d += 1
+        b = tgt
+        q = nq
+        p = list_start(tgt, move_of(code))
+    return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
 @kernel
@@ -226,9 +339,6 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
     n_iter, h0 : int64
     """
-    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
-        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, _, _ = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -252,66 +362,11 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
         bounds[n_iter] = bound
         n_iter += 1
         expanded += 1
-        next_bound = np.int64(1) << 40
-        d = 0
-        b = pos[0]
-        q = np.int64(0)
-        p = list_start(b, -1)
-        while True:
-            code = lists[p]
-            if code == LIST_END:  # all children tried: back up
-                if d == 0:
-                    break
-                d -= 1
-                p = st_pos[d]
-                pb = np.int64(blank_of(lists[p - np.uint64(1)]))
-                slide(tiles, pos, b, pb)
-                b = pb
-                q = st_q[d]
-                continue
-            p += np.uint64(1)
-            nq = q
-            if use_fsm:
-                nq = np.int64(fsm[q * 4 + move_of(code)])
-                if nq < 0:
-                    continue  # completes a forbidden move string: not generated
-            if generated >= check_at:
-                hit = limit_hit(generated, limits, deadline)
-                if hit != RUNNING:
-                    iter_nodes[n_iter - 1] = generated - start_generated
-                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
-                check_at = next_check(generated, limits)
-            generated += 1
-            tgt = np.int64(target_of(code))
-            t = tiles[tgt]
-            slide(tiles, pos, b, tgt)
-            g = tile_group[t] if n_groups > 0 else -1
-            g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
-            w = wd_step(rows[d], size, t, b, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
-                        parts) if use_wd else 0
-            hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
-                         lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
-                         tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
-            f = d + 1 + hc
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
-                slide(tiles, pos, tgt, b)
-                continue
-            commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts)
-            st_pos[d] = p
-            st_q[d] = q
-            if hc == 0 and is_goal(tiles, goal_pos):
-                write_path(path, lists, st_pos, d + 1)
-                iter_nodes[n_iter - 1] = generated - start_generated
-                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h0
-            if d + 1 >= MAX_DEPTH:
-                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
-            expanded += 1
-            d += 1
-            b = tgt
-            q = nq
-            p = list_start(tgt, move_of(code))
+        status, generated, expanded, next_bound, cost, check_at = contour(
+            tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, st_pos, st_q, path,
+            generated, expanded, check_at, limits, deadline, fsm, use_fsm)
         iter_nodes[n_iter - 1] = generated - start_generated
+        if status != RUNNING:
+            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0
         bound = next_bound
     return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
