@@ -94,6 +94,11 @@ _NO_FSM = np.zeros(4, dtype=np.int32)
 _NO_FSM.flags.writeable = False
 
 
+def serves_tiles_kernel(H, automaton=None) -> bool:
+    """Whether IDA* runs ``H`` in the per-tile kernel: a per-tile heuristic, parent pruning."""
+    return H.n_terms == 1 and H.terms[0] == TERM_TILES and automaton is None
+
+
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
     per-tile heuristic with parent pruning, the walking-distance kernel for walking
@@ -103,7 +108,7 @@ def idastar_call(size, goal, H, limits, automaton=None):
     fsm = None if automaton is None else automaton.full
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
-    if H.n_terms == 1 and H.terms[0] == TERM_TILES and not use_fsm:
+    if serves_tiles_kernel(H, automaton):
         return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
     if H.n_terms == 1 and H.terms[0] == TERM_WD:
         step = walk_steps(size, goal)
@@ -146,10 +151,11 @@ RUNNERS = {"idastar": run_idastar, "astar": _graph_runner(ASTAR), "bfs": _graph_
            "dfs": _graph_runner(DFS)}
 
 
-def run(algorithm, board, goal, H, limits, result, automaton=None):
+def run(algorithm, board, goal, H, limits, result, automaton=None, runner=None):
     """Run ``algorithm`` under ``limits`` (:func:`solver.limits.make_limits`); fill ``result``.
 
-    ``automaton`` (:mod:`solver.fsm`) replaces parent pruning when given."""
+    ``automaton`` (:mod:`solver.fsm`) replaces parent pruning when given; ``runner``
+    replaces the algorithm's runner (a split IDA*, :mod:`solver.splitsearch`)."""
     if board.tiles == tuple(goal):
         return _solved_at_start(result, heuristic_of(board, goal, H))
-    return RUNNERS[algorithm](board, goal, H, limits, result, automaton)
+    return (runner or RUNNERS[algorithm])(board, goal, H, limits, result, automaton)

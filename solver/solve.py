@@ -126,7 +126,7 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
           max_nodes: int | None = None, time_limit: float | None = None,
-          max_memory: int | None = None, prune: str | Pruning = "parent") -> SolveResult:
+          max_memory: int | None = None, prune: str | Pruning = "parent", split=None) -> SolveResult:
     """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
 
     Unsolvable boards are detected by parity and returned with
@@ -136,10 +136,14 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     The limits (statuses in :mod:`solver.status`): ``max_nodes`` generated,
     ``time_limit`` seconds, and ``max_memory`` bytes for the boards A*, BFS and DFS store.
     ``prune`` is ``parent`` (never undo the last move) or ``fsm[:DEPTH]`` (an automaton
-    of duplicate move strings, :mod:`solver.fsm`).
+    of duplicate move strings, :mod:`solver.fsm`). ``split`` runs IDA* as a split search
+    instead (:func:`solver.splitsearch.split_runner`; the result's ``extra`` then holds
+    its node accounting).
     """
     goal_t = resolve_goal(goal, board.size)
     check_algorithm(algorithm)
+    if split is not None and algorithm != "idastar":
+        raise InvalidOptionError(f"parallel search runs IDA* only, not {algorithm!r}; use --algorithm idastar")
     budget = check_budget(max_nodes, algorithm)
     time_limit = check_time_limit(time_limit)
     max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
@@ -155,4 +159,4 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
         return result
     limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
     fsm = automaton(board.size, pruning.depth) if pruning.kind == "fsm" else None
-    return search.run(algorithm, board, goal_t, H, limits, result, fsm)
+    return search.run(algorithm, board, goal_t, H, limits, result, fsm, split)

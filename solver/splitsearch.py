@@ -1,0 +1,153 @@
+"""IDA* with each iteration split at a frontier into chunks of subtrees (split search).
+
+The start is expanded once to the split depth (:mod:`solver.frontier`). Each iteration
+counts the nodes above the frontier itself, deals the roots it keeps into chunks and hands
+them, with the bound, to ``run_chunks`` (in this process: :func:`local_chunks`; on Dask:
+:mod:`cluster.parallel`), whose kernels (:mod:`solver.subtrees`) search each root's
+subtree exactly as the serial kernels do. The next bound is the least f above the bound
+over the frontier and every chunk. The search stops after the first iteration that
+accepts a goal.
+
+Node accounting: an iteration that ends without a goal is searched in full, so its count
+equals serial IDA*'s to the node (``nodes_completed_iterations``). In the last iteration
+serial IDA* stops at its first goal in depth-first order, while here the chunks of the
+iteration run at once: by default the others are cancelled once a goal is found and
+``nodes_last_iteration`` counts what the finished chunks generated; with
+``complete_last_iteration`` every chunk runs, each root's subtree to its first goal, so
+that count depends neither on the workers nor on the chunks. Of the goals an iteration
+finds, the one serial IDA* meets first is reported, so under ``complete_last_iteration``
+the moves are serial IDA*'s too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ebf import effective_branching_factor
+from .frontier import Frontier, expand
+from .idastar import MAX_ITERATIONS
+from .limits import LIMIT_NODES, LIMIT_NS, make_limits
+from .search import heuristic_of
+from .status import EXHAUSTED, OUTCOMES, RUNNING, SOLVED, TOO_MANY_ITERATIONS
+from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call
+
+CHUNKS_PER_WORKER = 16  # subtree sizes vary by orders of magnitude: many small tasks balance
+
+
+@dataclass
+class SplitOutcome:
+    """What a split search did, beyond a serial solve's fields."""
+
+    status: int = RUNNING
+    moves: str | None = None
+    generated: int = 0
+    expanded: int = 0
+    iterations: list | None = None
+    completed: int = 0          # nodes of the iterations that ended without a goal
+    last: int = 0               # nodes of the last iteration
+    seconds: float = 0.0
+
+
+def local_chunks(search):
+    """``run_chunks`` in this process: each chunk in turn with ``search``
+    (:func:`solver.subtrees.subtrees_call`), stopping after a goal when asked to."""
+    def run(chunks: list[Chunk], bound: int, stop_at_goal: bool, limits: np.ndarray) -> list[ChunkResult]:
+        out = []
+        for chunk in chunks:
+            out.append(search(chunk, bound, stop_at_goal, limits))
+            if stop_at_goal and out[-1].solved >= 0 or out[-1].status != RUNNING:
+                break
+        return out
+    return run
+
+
+def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits: np.ndarray,
+                  complete_last_iteration: bool = False) -> SplitOutcome:
+    """IDA* from the start whose ``frontier`` is given, its heuristic value ``h0``.
+
+    ``run_chunks(chunks, bound, stop_at_goal, limits)`` searches a list of
+    :class:`~solver.subtrees.Chunk` and returns their :class:`~solver.subtrees.ChunkResult`
+    (those it ran); ``n_chunks`` is how many chunks an iteration is cut into. The node
+    budget and time limit of ``limits`` hold for the whole search: each iteration's chunks
+    get what is left of them, and the search stops when one is met.
+    """
+    out = SplitOutcome(iterations=[])
+    start = time.perf_counter()
+    bound = h0
+    while len(out.iterations) < MAX_ITERATIONS:
+        top = frontier.at(bound, NO_BOUND)
+        stop = not complete_last_iteration
+        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, n_chunks)
+        results = run_chunks(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
+        nodes = top.generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
+        out.generated += nodes
+        out.expanded += top.expanded + sum(r.expanded for r in results)
+        out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
+        out.last = nodes
+        found = [(int(frontier.rank[g]), frontier.path(g)) for g in top.goals]
+        found += [(int(frontier.rank[r.solved]), frontier.path(r.solved) + r.moves) for r in results if r.solved >= 0]
+        if found:
+            out.status, out.moves = SOLVED, min(found)[1]
+            break
+        failed = [r.status for r in results if r.status != RUNNING]
+        if failed:
+            out.status = failed[0]
+            break
+        out.completed += nodes
+        bound = min([top.next_bound] + [r.next_bound for r in results])
+        if bound >= NO_BOUND:
+            out.status = EXHAUSTED
+            break
+    else:
+        out.status = TOO_MANY_ITERATIONS
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def _left(limits: np.ndarray, generated: int, start: float) -> np.ndarray:
+    """The limits of the next chunks: the node budget less ``generated``, the time left."""
+    ns = int(limits[LIMIT_NS])
+    left_s = None if ns <= 0 else max(1e-9, ns / 1e9 - (time.perf_counter() - start))
+    return make_limits(max(1, int(limits[LIMIT_NODES]) - generated), left_s)
+
+
+def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: int, n_roots: int):
+    """Put a split search's outcome into a :class:`~solver.solve.SolveResult`."""
+    result.status, result.status_reason = OUTCOMES[out.status]
+    result.nodes_generated, result.nodes_expanded = out.generated, out.expanded
+    result.h0, result.seconds, result.iterations = int(h0), out.seconds, out.iterations
+    if result.status == "solved":
+        result.cost, result.moves = len(out.moves), out.moves
+        result.ebf = effective_branching_factor(out.generated, result.cost)
+    result.extra.update(nodes_completed_iterations=out.completed, nodes_last_iteration=out.last,
+                        workers=workers, split_depth=split_depth, frontier_roots=n_roots)
+    return result
+
+
+def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_iteration: bool = False):
+    """An IDA* runner for :func:`solver.solve.solve` (``split=``) that searches by split search.
+
+    ``run_chunks_for(size, goal, H, automaton)`` gives the ``run_chunks`` of
+    :func:`split_idastar` (:func:`local_chunks` here, Dask tasks in :mod:`cluster.parallel`);
+    an iteration is cut into :data:`CHUNKS_PER_WORKER` chunks per worker.
+    """
+    def run(board, goal, H, limits, result, automaton=None):
+        start = time.perf_counter()
+        frontier = expand(board.tiles, board.size, goal, H, split_depth,
+                          None if automaton is None else automaton.full)
+        h0 = heuristic_of(board, goal, H)
+        expanding = time.perf_counter() - start
+        out = split_idastar(frontier, h0, run_chunks_for(board.size, goal, H, automaton),
+                            CHUNKS_PER_WORKER * workers, limits, complete_last_iteration)
+        out.seconds += expanding
+        return fill_result(result, out, h0, workers, split_depth, frontier.n_roots)
+    return run
+
+
+def local_runner(split_depth: int, workers: int = 1, complete_last_iteration: bool = False):
+    """:func:`split_runner` searching the chunks in this process (as ``workers`` would be cut)."""
+    return split_runner(lambda size, goal, H, automaton: local_chunks(subtrees_call(size, goal, H, automaton)),
+                        workers, split_depth, complete_last_iteration)

@@ -1,0 +1,180 @@
+"""One IDA* iteration over a list of subtree roots: the work unit of a split search.
+
+A split search (:mod:`solver.splitsearch`) cuts the tree of one IDA* iteration at a
+frontier (:mod:`solver.frontier`) and searches the subtrees below its roots separately.
+The kernels here take a bound and a chunk of roots (each its board, depth g, the move that
+made it and its automaton state) and run, below each root in turn, the same depth-first
+contour as the serial kernels (:func:`solver.idastar.contour_tiles`,
+:func:`solver.idastar.contour`), so every root's subtree generates exactly the nodes the
+serial iteration generates there. They return the nodes generated, the least f above the
+bound, and the first root whose subtree holds a goal within the bound, with its path.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .geometry import neighbours, neighbours64
+from .hstate import HS_LEN, PARTS_LEN, h_init
+from .idastar import MAX_DEPTH, contour, contour_tiles, successor_lists, tile_deltas
+from .jit import kernel
+from .limits import deadline_of, next_check
+from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
+from .status import RUNNING, SOLVED
+
+NO_BOUND = 1 << 40  # no child was cut off
+
+
+@kernel
+def _subtrees_tiles(boards, gs, lasts, goal_pos, nbr8, tile_cost, scale, bound, stop_at_goal, limits):
+    """One iteration of :func:`solver.idastar._idastar_tiles` below each row of ``boards``.
+
+    Parameters
+    ----------
+    boards : int8[R, N]     the roots' boards
+    gs, lasts : int64[R]    each root's depth and the move that made it
+    goal_pos, nbr8, tile_cost, scale, limits : as :func:`solver.idastar._idastar_tiles`
+    bound : int64           the iteration's bound
+    stop_at_goal : bool     stop at the first root whose subtree holds a goal (else search
+                            every root, each to its first goal)
+
+    Returns
+    -------
+    status : int64          RUNNING, or the limit or TOO_DEEP that stopped the chunk
+    solved : int64          the first root (row) below which a goal was found, or -1
+    path : int8[MAX_DEPTH]  the moves from that root to the goal in ``path[:cost]``
+    cost, generated, expanded, next_bound : int64
+    """
+    n_roots, n = boards.shape
+    lists = successor_lists(nbr8)
+    delta = tile_deltas(nbr8, tile_cost)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    tiles = np.empty(n, dtype=np.uint64)
+    generated, expanded = np.int64(0), np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    next_bound = np.int64(NO_BOUND)
+    status, solved, cost = RUNNING, -1, 0
+    for r in range(n_roots):
+        s0 = np.int64(0)
+        blank = 0
+        for c in range(n):
+            t = boards[r, c]
+            tiles[c] = t
+            s0 += tile_cost[t, c]
+            if t == 0:
+                blank = c
+        st, generated, expanded, min_excess, moves, check_at = contour_tiles(
+            tiles, blank, s0, gs[r], lasts[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+            scratch, generated, expanded, check_at, limits, deadline)
+        if min_excess < np.int64(1) << 60:
+            next_bound = min(next_bound, bound + (min_excess + scale - 1) // scale)
+        if st == SOLVED:
+            if solved < 0:
+                solved, cost = r, moves
+                path[:] = scratch
+            if stop_at_goal:
+                break
+        elif st != RUNNING:
+            status = st
+            break
+    return status, solved, path, cost, generated, expanded, next_bound
+
+
+@kernel
+def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm):
+    """One iteration of :func:`solver.idastar._idastar` below each row of ``boards``.
+
+    ``qs`` (int64[R]) are the roots' automaton states (read if ``use_fsm``); the other
+    parameters and the returns are those of :func:`_subtrees_tiles` and
+    :func:`solver.idastar._idastar`.
+    """
+    n_roots, n = boards.shape
+    lists = successor_lists(nbr)
+    rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
+    parts = np.zeros(PARTS_LEN, dtype=np.int64)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    tiles = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    generated, expanded = np.int64(0), np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    next_bound = np.int64(NO_BOUND)
+    status, solved, cost = RUNNING, -1, 0
+    for r in range(n_roots):
+        for c in range(n):
+            tiles[c] = boards[r, c]
+            pos[tiles[c]] = c
+        h_init(tiles, pos, size, H, rows, 0)
+        st, generated, expanded, nb, moves, check_at = contour(
+            tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, st_pos, st_q,
+            scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+        next_bound = min(next_bound, nb)
+        if st == SOLVED:
+            if solved < 0:
+                solved, cost = r, moves
+                path[:] = scratch
+            if stop_at_goal:
+                break
+        elif st != RUNNING:
+            status = st
+            break
+    return status, solved, path, cost, generated, expanded, next_bound
+
+
+class Chunk(NamedTuple):
+    """Subtree roots one task searches: their frontier indices and what the kernels take."""
+
+    ids: np.ndarray      # int64[R] indices into the frontier
+    boards: np.ndarray   # int8[R, N]
+    g: np.ndarray        # int64[R]
+    last: np.ndarray     # int64[R]
+    q: np.ndarray        # int64[R]
+
+
+class ChunkResult(NamedTuple):
+    """What searching a chunk at one bound gave."""
+
+    status: int          # RUNNING, or the limit (or TOO_DEEP) that stopped it
+    solved: int          # frontier index of the first root with a goal below it, or -1
+    moves: str           # the moves from that root to the goal
+    generated: int
+    expanded: int
+    next_bound: int      # least f above the bound met (NO_BOUND: none)
+
+
+def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
+    """``search(chunk, bound, stop_at_goal, limits) -> ChunkResult`` with the kernel that
+    serial IDA* uses for ``H`` (the per-tile one, else the general one; walking distance
+    alone runs in the general kernel)."""
+    goal_pos = goal_positions(goal)
+    fsm = _NO_FSM if automaton is None else automaton.full
+    if serves_tiles_kernel(H, automaton):
+        nbr8 = neighbours(size)
+
+        def kernel_call(chunk, bound, stop, limits):
+            return _subtrees_tiles(chunk.boards, chunk.g, chunk.last, goal_pos, nbr8, H.tile_cost, H.scale,
+                                   bound, stop, limits)
+    else:
+        nbr = neighbours64(size)
+
+        def kernel_call(chunk, bound, stop, limits):
+            return _subtrees(chunk.boards, chunk.g, chunk.last, chunk.q, size, goal_pos, nbr, H, bound, stop,
+                             limits, fsm, automaton is not None)
+
+    def search(chunk: Chunk, bound: int, stop_at_goal: bool, limits: np.ndarray) -> ChunkResult:
+        status, solved, path, cost, generated, expanded, next_bound = kernel_call(chunk, bound, stop_at_goal,
+                                                                                  limits)
+        moves = _moves_text(path, int(cost)) if solved >= 0 else ""
+        return ChunkResult(int(status), int(chunk.ids[solved]) if solved >= 0 else -1, moves, int(generated),
+                           int(expanded), int(next_bound))
+
+    return search
