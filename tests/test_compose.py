@@ -346,8 +346,8 @@ def test_dockerignore_keeps_what_the_install_needs():
     import fnmatch
 
     patterns = [p.strip() for p in DOCKERIGNORE.read_text().splitlines() if p.strip() and not p.startswith("#")]
-    needed = ["pyproject.toml", "README.md", "cli.py", "solver", "pdb_store",
-              "jobs", "cluster"]
+    needed = ["pyproject.toml", "README.md", "cli.py", "commands", "solver", "pdb_store",
+              "jobs", "cluster", "webui"]
     for path in needed:
         excluded = [p for p in patterns if not p.startswith("!") and fnmatch.fnmatch(path, p.lstrip("/"))]
         assert not excluded, f".dockerignore drops {path} ({excluded})"

@@ -1,0 +1,36 @@
+"""Options and arguments several commands share, and ``typed``, which parses an option's text
+with the library's own parser at the edge so commands receive typed values."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from tilesweep.commands.exits import BAD_INPUT
+from tilesweep.jobs.spec import OPTION_PARSERS
+
+
+def typed(name: str):
+    """The typer parser of option ``name``: the library's own parser, its error reported as
+    click's bad value (one line quoting it, exit 2), so the command receives typed values."""
+    parse = OPTION_PARSERS[name]
+
+    def parser(text: str):
+        try:
+            return parse(text)
+        except BAD_INPUT as err:
+            raise typer.BadParameter(str(err)) from None
+
+    return parser
+
+StoreOpt = Annotated[Optional[str], typer.Option("--store", help="PDB store folder (default: $TILESWEEP_STORE or the per-user cache).")]
+SizeOpt = Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5 (default: from the tile count).")]
+GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
+MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
+TimeLimitOpt = Annotated[Optional[float], typer.Option("--time-limit", parser=typed("time_limit"), help="Stop a solve after this many seconds (status timeout).")]
+PruneOpt = Annotated[str, typer.Option("--prune", help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
+MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
+WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
+SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]

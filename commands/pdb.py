@@ -1,0 +1,102 @@
+"""``tilesweep pdb build|list|verify``: the pattern-database store."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import GoalOpt, StoreOpt, typed
+from tilesweep.commands.progress import BuildProgressLine
+
+app = typer.Typer(no_args_is_help=True, help="Build, list and verify pattern databases.")
+
+
+@app.command("build")
+def pdb_build(
+    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3 or 4 (5 with explicit groups).")],
+    partition: Annotated[str, typer.Option("--partition", help="4-4, 5-3 (3x3); 5-5-5, 6-6-3, 7-8 (4x4); or groups like 1,2,3/4,5,6.")],
+    goal: GoalOpt = "blank-last",
+    store: StoreOpt = None,
+) -> None:
+    """Build the pattern databases of a partition into the store (kept ones are reused).
+
+    Example: tilesweep pdb build --size 4 --partition 7-8 --goal blank-first
+    """
+    from tilesweep.pdb_store import open_store
+    from tilesweep.solver.heuristics import parse_heuristic
+    from tilesweep.solver.solve import resolve_goal
+
+    def action():
+        from tilesweep.jobs.parts import check_folder
+        from tilesweep.pdb_store.paths import resolve_store
+        goal_t = resolve_goal(goal, size)
+        spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
+        check_folder(resolve_store(store), "--store")
+        with open_store(store) as opened:
+            for group in spec.groups:
+                before = time.perf_counter()
+                progress = BuildProgressLine()
+                entry = opened.build(size, goal_t, group, on_layer=progress)
+                progress.done()
+                typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
+                           f"{entry.entries:,} entries  max {entry.max_value}  "
+                           f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")
+
+    run_guarded(action)
+
+
+def read_store(store, read):
+    """(store root, ``read(opened store)``), with store errors as one line."""
+    from tilesweep.pdb_store import open_store
+
+    def action():
+        with open_store(store) as opened:
+            return opened.root, read(opened)
+
+    return run_guarded(action)
+
+
+@app.command("list")
+def pdb_list(store: StoreOpt = None) -> None:
+    """List the store's tables: goal, tiles, entries, bytes, max and mean value, build time.
+
+    Example: tilesweep pdb list --store ./pdb
+    """
+    root, entries = read_store(store, lambda opened: [(e, opened.file_bytes(e)) for e in opened.entries()])
+    typer.echo(f"store {root}: {len(entries)} table(s)")
+    if entries:
+        typer.echo(f"{'size':>4}  {'goal':<11}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
+                   f"{'max':>3}  {'mean':>7}  {'built':<20}  {'seconds':>8}")
+    for e, size in entries:
+        on_disk = "missing" if size is None else f"{size:,}"
+        typer.echo(f"{e.size:>4}  {e.goal_name:<11}  {','.join(map(str, e.group)):<22}  {e.entries:>13,}  "
+                   f"{on_disk:>13}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
+                   f"{e.build_seconds:>8.1f}")
+
+
+@app.command("verify")
+def pdb_verify(
+    store: StoreOpt = None,
+    deep: Annotated[bool, typer.Option("--deep", help="Also check each table's values the way its construction guarantees them (minutes for the 7-8 tables).")] = False,
+) -> None:
+    """Re-hash every table of the store against its manifest; exit 1 if any is damaged.
+
+    Example: tilesweep pdb verify --deep --store ./pdb
+    """
+    def show(opened):
+        checks, started = [], time.perf_counter()
+        for c in opened.checks(deep):
+            took = f"  (values checked in {time.perf_counter() - started:.1f} s)" if deep and c.ok else ""
+            typer.echo(f"{'ok ' if c.ok else 'BAD'}  {c.file}" + (took if c.ok else f"  {c.problem}"))
+            checks.append(c)
+            started = time.perf_counter()
+        return checks
+
+    root, checks = read_store(store, show)
+    bad = [c for c in checks if not c.ok]
+    typer.echo(f"{len(checks) - len(bad)} of {len(checks)} table(s) in {root} verified")
+    if bad:
+        raise typer.Exit(1)

@@ -1,0 +1,198 @@
+"""Reading sweeps' results: ``summary``, ``query``, ``sql``, ``compare`` and ``report``."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import FormatOpt, SweepsArg, WideOpt
+from tilesweep.solver.errors import InvalidOptionError
+
+
+def _summary_path(results: str):
+    from pathlib import Path
+    path = Path(results)
+    if path.is_dir() and path.name == "results" and (path.parent / "sweep.json").is_file():
+        return path.parent / "summary.parquet"
+    return path / "summary.parquet" if path.is_dir() else None
+
+
+def summary(
+    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
+    fmt: FormatOpt = "table",
+    wide: WideOpt = False,
+) -> None:
+    """Summarise results per (size, algorithm, heuristic); write summary.parquet beside them.
+
+    Example: tilesweep summary sweeps/8puzzle-uniform-n1000-s0-1a2b3c4d --baseline manhattan
+    """
+    import pyarrow as pa
+
+    from tilesweep.jobs.parts import write_table
+    from tilesweep.jobs.summary import format_summary, summarize
+
+    def action():
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        frame = summarize(results, baseline)
+        path = _summary_path(results)
+        if path is not None:
+            write_table(path, pa.Table.from_pandas(frame, preserve_index=False))
+        return format_summary(frame, fmt, wide)
+
+    typer.echo(run_guarded(action))
+
+
+def query(
+    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    where: Annotated[Optional[str], typer.Option("--where", help="pandas query, e.g. 'status == \"solved\" and cost > 20'.")] = None,
+    group_by: Annotated[Optional[str], typer.Option("--group-by", help="Comma list of columns.")] = None,
+    agg: Annotated[Optional[list[str]], typer.Option("--agg", help="COL:FN (count, sum, mean, median, min, max, std, nunique, pNN); repeat.")] = None,
+    sort: Annotated[Optional[str], typer.Option("--sort", help="Column to sort by; -COL for descending.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="At most this many rows.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Filter, group and aggregate result rows.
+
+    Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
+    """
+    from pathlib import Path
+
+    from tilesweep.jobs.query import FORMATS, parse_query, run_query
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.schema import COLUMNS
+    from tilesweep.jobs.summary import format_frame
+
+    def action():
+        if fmt not in FORMATS:
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
+        if fmt == "parquet" and not output:
+            raise InvalidOptionError("format 'parquet' needs --output FILE")
+        q = parse_query(where, group_by, tuple(agg or ()), sort, limit)
+        frame = run_query(load_results(results, q.columns(COLUMNS)), q)
+        if fmt == "parquet":
+            frame.to_parquet(output, index=False)
+            return None
+        text = format_frame(frame, fmt)
+        if output:
+            Path(output).write_text(text + "\n")
+            return None
+        return text
+
+    text = run_guarded(action)
+    if text is not None:
+        typer.echo(text)
+
+
+def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
+    from pathlib import Path
+    if text is None:
+        return
+    if output:
+        Path(output).write_text(text + "\n")
+    else:
+        typer.echo(text)
+
+
+def sql(
+    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="A DuckDB SELECT over the views results and summary.")],
+    sweeps: SweepsArg,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Run SQL (DuckDB) over sweeps' Parquet in place: views results (every row) and summary.
+
+    Example: tilesweep sql "SELECT heuristic, avg(nodes_generated) FROM results WHERE status = 'solved' GROUP BY heuristic" sweeps/NAME
+    """
+    import pyarrow.parquet as pq
+
+    from tilesweep.jobs.query import FORMATS
+    from tilesweep.jobs.report.sql import connect, run_sql
+    from tilesweep.jobs.report.sweeps import open_sweeps
+    from tilesweep.jobs.summary import format_frame
+
+    def action():
+        if fmt not in FORMATS:
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
+        if fmt == "parquet" and not output:
+            raise InvalidOptionError("format 'parquet' needs --output FILE")
+        table = run_sql(connect(open_sweeps(sweeps)), query_text)
+        if fmt == "parquet":
+            pq.write_table(table, output)
+            return None
+        return format_frame(table.to_pandas(), fmt)
+
+    _write_or_echo(run_guarded(action), output)
+
+
+def compare(
+    old: Annotated[str, typer.Argument(help="The earlier sweep folder.")],
+    new: Annotated[str, typer.Argument(help="The later sweep folder (same instances).")],
+    threshold: Annotated[str, typer.Option("--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
+    fmt: FormatOpt = "table",
+) -> None:
+    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, time ratio.
+
+    Example: tilesweep compare sweeps/before sweeps/after --threshold 5%
+    """
+    from tilesweep.jobs.report.compare import (
+        compare as compare_rows,
+        format_comparison,
+        load_pairs_side,
+        parse_threshold,
+    )
+    from tilesweep.jobs.report.sweeps import open_sweeps
+
+    def action():
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        fraction = parse_threshold(threshold)
+        result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction)
+        return result, format_comparison(result, fmt)
+
+    result, text = run_guarded(action)
+    typer.echo(text)
+    if result.cost_differences:
+        typer.echo(f"error: {result.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        raise typer.Exit(1)
+
+
+def report(
+    sweeps: SweepsArg,
+    out: Annotated[Optional[str], typer.Option("--out", help="HTML file to write (default SWEEP/report.html for one sweep, else ./report.html).")] = None,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
+    figures: Annotated[Optional[str], typer.Option("--figures", help="Also write each figure into this folder (needs Chromium).")] = None,
+    figure_format: Annotated[str, typer.Option("--figure-format", help="png or svg.")] = "png",
+    with_compare: Annotated[bool, typer.Option("--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
+    threshold: Annotated[str, typer.Option("--threshold", help="With --compare: flag time ratios above 1 + this (percent).")] = "5%",
+) -> None:
+    """Write one self-contained HTML report (plots, tables, replays) of one or more sweeps.
+
+    Example: tilesweep report sweeps/NAME --baseline manhattan --figures figures/
+    """
+    from tilesweep.jobs.report.build import build_report
+    from tilesweep.jobs.report.compare import parse_threshold
+    from tilesweep.jobs.report.export import FORMATS, export_figures
+
+    def action():
+        if figure_format not in FORMATS:
+            raise InvalidOptionError(f"figure format {figure_format!r} is not known; expected png or svg")
+        start = time.perf_counter()
+        built = build_report(sweeps, out, baseline, with_compare, parse_threshold(threshold))
+        typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
+                   f"{time.perf_counter() - start:.1f} s)", err=True)
+        if figures:
+            for path in export_figures(built.figures, figures, figure_format):
+                typer.echo(f"figure: {path}", err=True)
+        return built
+
+    built = run_guarded(action)
+    typer.echo(str(built.path))
+    if built.comparison is not None and built.comparison.cost_differences:
+        typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        raise typer.Exit(1)

@@ -1,0 +1,83 @@
+"""``tilesweep solve``: one board, solved optimally, its moves and node counts printed."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import GoalOpt, MaxMemoryOpt, MaxNodesOpt, PruneOpt, SizeOpt, StoreOpt, TimeLimitOpt
+
+
+def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bool) -> tuple:
+    """Pattern databases a ``pdb:`` heuristic needs, built on first use unless ``build`` is off."""
+    from tilesweep.solver.heuristics import parse_heuristic
+    spec = parse_heuristic(heuristic, size, goal)
+    if not spec.is_pdb:
+        return ()
+    from tilesweep.pdb_store import open_store, tables_for
+
+    def announce(group):
+        typer.echo(f"building pattern database for tiles {','.join(map(str, group))} "
+                   f"(size {size}); it is stored for later runs", err=True)
+
+    return tables_for(spec, size, goal, open_store(store), build=build, on_build=announce)
+
+
+def _print_solution(result, board, trace: bool) -> None:
+    typer.echo(str(board))
+    typer.echo(f"status     {result.status}" + (f" ({result.status_reason})" if result.status_reason else ""))
+    if result.status == "solved":
+        typer.echo(f"moves      {result.moves or '(none: already solved)'}")
+        typer.echo(f"cost       {result.cost}")
+    for label, value in (("generated", f"{result.nodes_generated:,}"), ("expanded", f"{result.nodes_expanded:,}"),
+                         ("ebf", "-" if result.ebf is None else f"{result.ebf:.4f}"), ("h0", result.h0),
+                         ("seconds", f"{result.seconds:.6f}")):
+        typer.echo(f"{label:<10} {value}")
+    if result.max_depth is not None:
+        typer.echo(f"max depth  {result.max_depth}")
+    if trace and result.iterations:
+        typer.echo("\niteration  bound  nodes generated")
+        for i, it in enumerate(result.iterations, 1):
+            typer.echo(f"{i:>9}  {it['bound']:>5}  {it['nodes_generated']:>15,}")
+
+
+def solve(
+    tiles: Annotated[str, typer.Argument(help="Tiles row-major, 0 = blank: '8 6 7 2 5 4 3 0 1', '8,6,7,...' or '867254301'.")],
+    size: SizeOpt = None,
+    goal: GoalOpt = "blank-last",
+    algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="astar, idastar, bfs or dfs.")] = "idastar",
+    heuristic: Annotated[str, typer.Option("--heuristic", "-h", help="manhattan, linear-conflict, euclidean, misplaced, walking-distance, pdb:<partition>[+reflect], or max(A,B,...).")] = "manhattan",
+    store: StoreOpt = None,
+    max_nodes: MaxNodesOpt = None,
+    time_limit: TimeLimitOpt = None,
+    max_memory: MaxMemoryOpt = None,
+    prune: PruneOpt = "parent",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
+    no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
+) -> None:
+    """Solve one board optimally and print the moves and the node counts.
+
+    Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
+    """
+    from tilesweep.cluster.memory import default_budget
+    from tilesweep.solver import Board, solve as solve_board
+    from tilesweep.solver.solve import check_algorithm, resolve_goal
+
+    def action():
+        board = Board.parse(tiles, size)
+        goal_t = resolve_goal(goal, board.size)
+        check_algorithm(algorithm)
+        tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
+        memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
+        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
+                                  prune)
+
+    board, result = run_guarded(action)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict()))
+    else:
+        _print_solution(result, board, trace)

@@ -1,0 +1,139 @@
+"""``tilesweep sweep``: every instance with every algorithm x heuristic on Dask, resumable."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import FormatOpt, MaxMemoryOpt, StoreOpt, TimeLimitOpt, WideOpt, typed
+from tilesweep.commands.progress import BuildProgressLine, ProgressBar
+from tilesweep.solver.errors import InvalidOptionError
+
+# How the user invoked us, for the resume command a sweep prints; cli.py run as a script
+# (``python cli.py``) sets it to that.
+PROGRAM = "tilesweep"
+
+
+def _print_summary(frame, fmt: str, wide: bool) -> None:
+    from tilesweep.jobs.summary import format_summary
+    typer.echo(format_summary(frame, fmt, wide))
+
+
+def sweep(
+    spec_file: Annotated[Optional[str], typer.Argument(help="A TOML sweep spec; options given here override it.")] = None,
+    size: Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4).")] = None,
+    goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
+    count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file or korf100: all).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
+    instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
+    algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
+    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
+    out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
+    store: StoreOpt = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")] = None,
+    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
+    time_limit: TimeLimitOpt = None,
+    max_memory: MaxMemoryOpt = None,
+    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
+    prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
+    fmt: FormatOpt = "table",
+    wide: WideOpt = False,
+) -> None:
+    """Solve every instance with every algorithm x heuristic on Dask; write Parquet; print a summary.
+
+    Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
+    """
+    import os
+
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import finish, prepare
+
+    options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
+                   algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
+                   name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
+                   workers=workers, time_limit=time_limit, max_memory=max_memory, prune=prune)
+
+    def setup():
+        from tilesweep.cluster.connect import scheduler_address
+        spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
+        if fmt not in ("table", "csv", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        scheduler_address(run.scheduler)  # a malformed address is bad input, before any work
+        _check_store(spec, run.store)
+        return spec, run, prepare(spec, retry_errors)
+
+    spec, run, plan = run_guarded(setup)
+    base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
+    typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
+               f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
+    if plan.pending:
+        from tilesweep.cluster.connect import scheduler_address
+        from tilesweep.jobs.runrecord import record_run
+        record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
+        _run_sweep(spec, run, plan, retry_errors)
+    summary = run_guarded(lambda: finish(spec, base))
+    _print_summary(summary, fmt, wide)
+
+
+def _check_store(spec, store) -> None:
+    """A sweep's store folder must exist or be creatable (writing is needed only to build)."""
+    from tilesweep.cluster.tables import pdb_heuristics
+    if pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple):
+        from tilesweep.jobs.parts import check_folder
+        from tilesweep.pdb_store.paths import resolve_store
+        check_folder(resolve_store(store), "--store", write=False)
+
+
+def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
+    """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command;
+    if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on."""
+    from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
+    from tilesweep.cluster.run import SchedulerLostError, run_plan
+    from tilesweep.jobs.parts import finished_chunks
+
+    def announce(names, root):
+        typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
+
+    def action():
+        start = time.perf_counter()
+        with connect(run.scheduler, run.workers) as client:
+            link = dashboard_link(client)
+            if link:
+                typer.echo(f"dashboard: {link}", err=True)
+            isolated = run_plan(client, plan, run.store, ProgressBar(), announce, BuildProgressLine())
+        typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
+        if isolated:
+            typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "
+                       "error (reason worker_died); rerun with --retry-errors to try them again", err=True)
+
+    def resume_line() -> str:
+        return f"{spec.folder}; resume with:\n  {spec.command(run, PROGRAM)}" + (" --retry-errors" if retry_errors else "")
+
+    def attempt() -> bool:
+        try:
+            action()
+            return True
+        except SchedulerLostError as err:
+            typer.echo(f"error: {err}", err=True)
+            return False
+
+    try:
+        while not run_guarded(attempt):
+            wait = reconnect_seconds()
+            typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
+            if not wait_for_scheduler(run.scheduler, wait):
+                typer.echo(f"the scheduler did not come back: {len(finished_chunks(spec))} of {len(plan.jobs)} "
+                           f"chunks are saved in {resume_line()}", err=True)
+                raise typer.Exit(1)
+            plan.done = run_guarded(lambda: finished_chunks(spec, retry_errors))
+    except KeyboardInterrupt:
+        saved = len(finished_chunks(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
+        typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in {resume_line()}", err=True)
+        raise typer.Exit(130) from None
