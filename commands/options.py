@@ -14,8 +14,11 @@ from tilesweep.jobs.spec import OPTION_PARSERS
 def typed(name: str):
     """The typer parser of option ``name``: the library's own parser, its error reported as
     click's bad value (one line quoting it, exit 2), so the command receives typed values."""
-    parse = OPTION_PARSERS[name]
+    return parsed_by(OPTION_PARSERS[name])
 
+
+def parsed_by(parse):
+    """A typer parser calling the library parser ``parse``, its error reported as :func:`typed`'s."""
     def parser(text: str):
         try:
             return parse(text)
@@ -31,6 +34,8 @@ MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed(
 TimeLimitOpt = Annotated[Optional[float], typer.Option("--time-limit", parser=typed("time_limit"), help="Stop a solve after this many seconds (status timeout).")]
 PruneOpt = Annotated[str, typer.Option("--prune", help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
 MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")]
+WorkersOpt = Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
 SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]

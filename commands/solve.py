@@ -8,7 +8,22 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import GoalOpt, MaxMemoryOpt, MaxNodesOpt, PruneOpt, SizeOpt, StoreOpt, TimeLimitOpt
+from tilesweep.commands.options import (
+    GoalOpt,
+    MaxMemoryOpt,
+    MaxNodesOpt,
+    PruneOpt,
+    SchedulerOpt,
+    SizeOpt,
+    StoreOpt,
+    TimeLimitOpt,
+    WorkersOpt,
+    parsed_by,
+)
+from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.options import check_split_depth
+
+PARALLEL_ONLY = ("scheduler", "workers", "split-depth", "complete-last-iteration")
 
 
 def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bool) -> tuple:
@@ -38,6 +53,12 @@ def _print_solution(result, board, trace: bool) -> None:
         typer.echo(f"{label:<10} {value}")
     if result.max_depth is not None:
         typer.echo(f"max depth  {result.max_depth}")
+    if "split_depth" in result.extra:
+        x = result.extra
+        typer.echo(f"parallel   {x['workers']} workers, split depth {x['split_depth']} "
+                   f"({x['frontier_roots']:,} roots)")
+        typer.echo(f"completed  {x['nodes_completed_iterations']:,} nodes in the iterations before the last")
+        typer.echo(f"last       {x['nodes_last_iteration']:,} nodes in the last iteration")
     if trace and result.iterations:
         typer.echo("\niteration  bound  nodes generated")
         for i, it in enumerate(result.iterations, 1):
@@ -58,10 +79,17 @@ def solve(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
     no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
+    parallel: Annotated[bool, typer.Option("--parallel", help="IDA* with its iterations split into Dask tasks (one board on many cores).")] = False,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
+    split_depth: Annotated[Optional[int], typer.Option("--split-depth", parser=parsed_by(lambda text: check_split_depth(text, None)), help="--parallel: depth of the frontier whose subtrees are the tasks' work (default 14 on 3x3, 11 on 4x4, 9 on 5x5).")] = None,
+    complete_last_iteration: Annotated[bool, typer.Option("--complete-last-iteration", help="--parallel: search the whole last iteration (a node count independent of workers and tasks) instead of cancelling its tasks at the first goal.")] = False,
 ) -> None:
     """Solve one board optimally and print the moves and the node counts.
 
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
+
+    Parallel IDA*: tilesweep solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first --parallel
     """
     from tilesweep.cluster.memory import default_budget
     from tilesweep.solver import Board, solve as solve_board
@@ -71,13 +99,32 @@ def solve(
         board = Board.parse(tiles, size)
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
+        given = [name for name, value in zip(PARALLEL_ONLY, (scheduler, workers, split_depth,
+                                                               complete_last_iteration or None)) if value is not None]
+        if given and not parallel:
+            raise InvalidOptionError(f"--{given[0]} applies only to --parallel; add --parallel or drop it")
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
         memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
+        if parallel:
+            return board, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit,
+                                          prune)
         return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
                                   prune)
 
+    def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
+        from tilesweep.cluster.connect import connect, scheduler_address
+        from tilesweep.cluster.parallel import dask_runner
+        depth = check_split_depth(split_depth, board.size)
+        if algorithm != "idastar":
+            raise InvalidOptionError(f"--parallel runs IDA* only, not {algorithm!r}; use --algorithm idastar")
+        scheduler_address(scheduler)  # a malformed address is bad input, before any work
+        with connect(scheduler, workers) as client:
+            runner = dask_runner(client, store, depth, complete_last_iteration)
+            return solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
+                               split=runner)
+
     board, result = run_guarded(action)
     if as_json:
-        typer.echo(json.dumps(result.to_dict()))
+        typer.echo(json.dumps(result.to_dict() | result.extra))
     else:
         _print_solution(result, board, trace)

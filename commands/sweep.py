@@ -8,7 +8,16 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import FormatOpt, MaxMemoryOpt, StoreOpt, TimeLimitOpt, WideOpt, typed
+from tilesweep.commands.options import (
+    FormatOpt,
+    MaxMemoryOpt,
+    SchedulerOpt,
+    StoreOpt,
+    TimeLimitOpt,
+    WideOpt,
+    WorkersOpt,
+    typed,
+)
 from tilesweep.commands.progress import BuildProgressLine, ProgressBar
 from tilesweep.solver.errors import InvalidOptionError
 
@@ -34,8 +43,8 @@ def sweep(
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")] = None,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = None,
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,

@@ -23,27 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidOptionError
 from .geometry import MOVES, neighbours
 from .hstate import h_many
-from .options import whole_number
 from .subtrees import Chunk
-
-# Split depths giving a few thousand roots with parent pruning (about 3,000 to 8,000 at
-# depth 14 on 3x3, 11 on 4x4, 9 on 5x5, by the blank's start cell).
-DEFAULT_SPLIT_DEPTH = {3: 14, 4: 11, 5: 9}
-MAX_SPLIT_DEPTH = 24
-
-
-def check_split_depth(depth, size: int) -> int:
-    """``--split-depth`` (default: :data:`DEFAULT_SPLIT_DEPTH`) as an int from 1 to 24."""
-    if depth is None:
-        return DEFAULT_SPLIT_DEPTH[size]
-    depth = whole_number("split-depth", depth, 1)
-    if depth > MAX_SPLIT_DEPTH:
-        raise InvalidOptionError(f"split-depth {depth!r} is too large; expected an integer from 1 to "
-                                 f"{MAX_SPLIT_DEPTH}")
-    return depth
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,21 @@ def byte_size(name: str, value, minimum: int = 1 << 20) -> int:
     if number < minimum:
         raise InvalidOptionError(f"{name} {value!r} is too small; expected at least {minimum:,} bytes")
     return number
+
+
+# Split depths giving a few thousand roots with parent pruning, by the blank's start cell:
+# 3,448-4,768 at depth 14 on 3x3, 4,666-7,844 at 11 on 4x4, 1,996-4,768 at 9 on 5x5.
+DEFAULT_SPLIT_DEPTH = {3: 14, 4: 11, 5: 9}
+MAX_SPLIT_DEPTH = 24
+
+
+def check_split_depth(depth, size: int | None) -> int:
+    """``--split-depth`` (an int or its text; None: the size's :data:`DEFAULT_SPLIT_DEPTH`)
+    as an int from 1 to 24."""
+    if depth is None:
+        return DEFAULT_SPLIT_DEPTH[size]
+    depth = whole_number("split-depth", depth, 1)
+    if depth > MAX_SPLIT_DEPTH:
+        raise InvalidOptionError(f"split-depth {depth!r} is too large; expected an integer from 1 to "
+                                 f"{MAX_SPLIT_DEPTH}")
+    return depth

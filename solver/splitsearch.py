@@ -130,7 +130,7 @@ def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: i
 def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_iteration: bool = False):
     """An IDA* runner for :func:`solver.solve.solve` (``split=``) that searches by split search.
 
-    ``run_chunks_for(size, goal, H, automaton)`` gives the ``run_chunks`` of
+    ``run_chunks_for(size, goal, heuristic, H, automaton)`` gives the ``run_chunks`` of
     :func:`split_idastar` (:func:`local_chunks` here, Dask tasks in :mod:`cluster.parallel`);
     an iteration is cut into :data:`CHUNKS_PER_WORKER` chunks per worker.
     """
@@ -140,7 +140,7 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
                           None if automaton is None else automaton.full)
         h0 = heuristic_of(board, goal, H)
         expanding = time.perf_counter() - start
-        out = split_idastar(frontier, h0, run_chunks_for(board.size, goal, H, automaton),
+        out = split_idastar(frontier, h0, run_chunks_for(board.size, goal, result.heuristic, H, automaton),
                             CHUNKS_PER_WORKER * workers, limits, complete_last_iteration)
         out.seconds += expanding
         return fill_result(result, out, h0, workers, split_depth, frontier.n_roots)
@@ -149,5 +149,5 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
 
 def local_runner(split_depth: int, workers: int = 1, complete_last_iteration: bool = False):
     """:func:`split_runner` searching the chunks in this process (as ``workers`` would be cut)."""
-    return split_runner(lambda size, goal, H, automaton: local_chunks(subtrees_call(size, goal, H, automaton)),
+    return split_runner(lambda size, goal, _, H, automaton: local_chunks(subtrees_call(size, goal, H, automaton)),
                         workers, split_depth, complete_last_iteration)

@@ -125,6 +125,13 @@ BAD = [  # (arguments, a value the one-line message must quote)
     ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-h", "pdb:4-4+reflect"], "4-4"),
     (["-1 2 3 4 5 6 7 8 0"], "-1"),                                 # leading negative number
     ([GOOD, "--max-nodes", "abc"], "abc"),                          # budget not a number
+    ([GOOD, "--parallel", "--split-depth", "0"], "0"),               # split depth too small
+    ([GOOD, "--parallel", "--split-depth", "99"], "99"),             # split depth too large
+    ([GOOD, "--parallel", "--split-depth", "x"], "x"),               # split depth not a number
+    ([GOOD, "--split-depth", "5"], "--split-depth"),                # a parallel option alone
+    ([GOOD, "--complete-last-iteration"], "--complete-last-iteration"),
+    ([GOOD, "--parallel", "-a", "astar"], "astar"),                 # parallel search is IDA*
+    ([GOOD, "--parallel", "--scheduler", "nohost"], "nohost"),      # malformed scheduler
 ]
 
 

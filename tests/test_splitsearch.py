@@ -8,9 +8,10 @@ from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import Board, solve
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import InvalidOptionError
-from tilesweep.solver.frontier import DEFAULT_SPLIT_DEPTH, check_split_depth, expand
+from tilesweep.solver.frontier import expand
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.options import DEFAULT_SPLIT_DEPTH, check_split_depth
 from tilesweep.solver.splitsearch import local_runner
 
 

@@ -1,0 +1,68 @@
+"""Parallel IDA* on a real Dask cluster: the same completed-iteration counts, cost and (with
+the whole last iteration) the same last-iteration count and moves as in one process."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tilesweep.cli import app
+from tilesweep.cluster.connect import connect
+from tilesweep.cluster.parallel import dask_runner
+from tilesweep.pdb_store import open_store, tables_for
+from tilesweep.solver import Board, solve
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.splitsearch import local_runner
+
+pytestmark = pytest.mark.cluster
+
+
+def completed(result) -> int:
+    return sum(it["nodes_generated"] for it in result.iterations[:-1])
+
+
+@pytest.fixture(scope="module")
+def client():
+    with connect(workers=2) as c:
+        yield c
+
+
+@pytest.mark.parametrize("depth", [2, 9])
+def test_korf_79_on_two_workers(client, korf100, depth):
+    board = Board(korf100[79], 4)
+    serial = solve(board, "blank-first")
+    for complete in (False, True):
+        par = solve(board, "blank-first", split=dask_runner(client, None, depth, complete))
+        assert (par.status, par.cost) == ("solved", serial.cost)
+        assert par.extra["nodes_completed_iterations"] == completed(serial) == 216_572
+        assert par.extra["workers"] == 2 and par.extra["split_depth"] == depth
+        assert board.apply(par.moves) == Board.goal(4, "blank-first")
+    local = solve(board, "blank-first", split=local_runner(depth, 5, complete_last_iteration=True))
+    assert par.extra["nodes_last_iteration"] == local.extra["nodes_last_iteration"]
+    assert par.moves == serial.moves
+
+
+def test_pattern_databases_from_the_workers_plugin(client, tmp_path):
+    """The workers map the tables of the given store themselves."""
+    goal = goal_tiles("blank-last", 3)
+    board = Board((8, 6, 7, 2, 5, 4, 3, 0, 1), 3)
+    with open_store(tmp_path) as store:
+        tables = tables_for(parse_heuristic("pdb:4-4", 3, goal), 3, goal, store, build=True)
+    serial = solve(board, goal, "idastar", "pdb:4-4", tables)
+    par = solve(board, goal, "idastar", "pdb:4-4", tables, split=dask_runner(client, str(tmp_path), 6))
+    assert par.extra["nodes_completed_iterations"] == completed(serial)
+    assert par.cost == serial.cost == 31
+
+
+def test_solve_parallel_json_and_text():
+    """The command line: the new fields in JSON and text (an embedded 2-worker cluster)."""
+    result = CliRunner().invoke(app, ["solve", "8 6 7 2 5 4 3 0 1", "--parallel", "--workers", "2",
+                                      "--split-depth", "5", "--complete-last-iteration", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    serial = solve(Board((8, 6, 7, 2, 5, 4, 3, 0, 1), 3))
+    assert data["cost"] == 31 and data["moves"] == serial.moves
+    assert data["nodes_completed_iterations"] == completed(serial)
+    assert data["nodes_generated"] == data["nodes_completed_iterations"] + data["nodes_last_iteration"]
+    assert (data["workers"], data["split_depth"]) == (2, 5)
