@@ -1,10 +1,13 @@
 """Benchmark pattern-database builds and shared memory-mapping of the store.
 
-Build every named partition (3x3: 4-4, 5-3; 4x4: 5-5-5, 6-6-3, 7-8) into a temporary
-store, one child process per partition, and print build seconds and peak RSS::
+Build every named partition (3x3: 4-4, 5-3; 4x4: 5-5-5, 6-6-3, 7-8; 5x5: 5-5-5-5-4, and
+6-6-6-6 only when asked for) into a temporary store, one child process per partition, and
+print build seconds and peak RSS::
 
-    python benchmarks/pdb_build.py                       # every partition
+    python benchmarks/pdb_build.py                       # every partition but 6-6-6-6
     python benchmarks/pdb_build.py --partition 5-5-5 --partition 6-6-3
+    python benchmarks/pdb_build.py --partition 6-6-6-6 --group 3,4,8,9,13,14 \
+        --group 10,11,15,16,20,21 --group 17,18,19,22,23,24   # one search, two images
     python benchmarks/pdb_build.py --partition 7-8 --store /tmp/pdb --keep --share
 
 ``--share`` then maps the 7-8 tables in two processes at once, touches every page and
@@ -32,7 +35,9 @@ from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
 from tilesweep.solver.heuristics import partition_groups  # noqa: E402
 
-ORDER = [(3, "4-4"), (3, "5-3"), (4, "5-5-5"), (4, "6-6-3"), (4, "7-8")]
+ORDER = [(3, "4-4"), (3, "5-3"), (4, "5-5-5"), (4, "6-6-3"), (4, "7-8"), (5, "5-5-5-5-4"),
+         (5, "6-6-6-6")]
+ON_REQUEST = {"6-6-6-6"}  # about two billion blank-aware states per table
 
 
 def machine() -> str:
@@ -40,8 +45,10 @@ def machine() -> str:
     return f"{machine_line()} ({len(os.sched_getaffinity(0))} usable)"
 
 
-def build_child(size: int, partition: str, goal: str, store: str) -> None:
-    """Build one partition in this process; print a JSON line with the figures."""
+def build_child(size: int, partition: str, goal: str, store: str, only: list[str] | None) -> None:
+    """Build one partition (or its groups ``only``) in this process; print a JSON line
+    with the figures. A group that is the image of one built before under a symmetry of
+    the board is read from it (``pdb_store.symmetry``)."""
     from tilesweep.pdb_store import build_table, open_store
 
     tiles = goal_tiles(goal, size)
@@ -52,6 +59,8 @@ def build_child(size: int, partition: str, goal: str, store: str) -> None:
     groups = []
     with open_store(store) as opened:
         for group in partition_groups(partition, size, tiles):
+            if only and ",".join(map(str, group)) not in only:
+                continue
             entry = opened.build(size, tiles, group, force=True)
             groups.append({"group": list(group), "entries": entry.entries,
                            "build_seconds": entry.build_seconds, "max": entry.max_value,
@@ -103,14 +112,15 @@ def share(store: str, goal: str) -> None:
         child.communicate("\n", timeout=60)
 
 
-def run(partitions: list[tuple[int, str]], goal: str, store: str) -> None:
+def run(partitions: list[tuple[int, str]], goal: str, store: str, only: list[str] | None) -> None:
     """Build each partition in a child process and print a table of the figures."""
     print(f"machine: {machine()}")
     print(f"store: {store}   goal: {goal}")
     print(f"{'partition':>10} {'group':>28} {'entries':>12} {'max':>4} {'mean':>7} {'build s':>8}")
     for size, partition in partitions:
+        groups = [arg for g in only or () for arg in ("--group", g)]
         out = subprocess.run([sys.executable, __file__, "--build-child", partition, "--size",
-                              str(size), "--goal", goal, "--store", store],
+                              str(size), "--goal", goal, "--store", store, *groups],
                              capture_output=True, text=True, check=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         for g in result["groups"]:
@@ -123,7 +133,10 @@ def run(partitions: list[tuple[int, str]], goal: str, store: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--partition", action="append", help="e.g. 4-4, 5-3, 5-5-5, 6-6-3, 7-8")
+    parser.add_argument("--partition", action="append",
+                        help="e.g. 4-4, 5-3, 5-5-5, 6-6-3, 7-8, 5-5-5-5-4, 6-6-6-6")
+    parser.add_argument("--group", action="append",
+                        help="build only this group of the partition, e.g. 3,4,8,9,13,14")
     parser.add_argument("--goal", default="blank-first", help="blank-first (default) or blank-last")
     parser.add_argument("--store", help="store directory (default: a temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep a temporary store")
@@ -133,17 +146,18 @@ def main() -> None:
     parser.add_argument("--map-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build_child:
-        return build_child(args.size, args.build_child, args.goal, args.store)
+        return build_child(args.size, args.build_child, args.goal, args.store, args.group)
     if args.map_child:
         return map_child(args.store, args.goal)
-    chosen = [(s, p) for s, p in ORDER if not args.partition or p in args.partition]
+    chosen = [(s, p) for s, p in ORDER if p in (args.partition or ()) or
+              (not args.partition and p not in ON_REQUEST)]
     unknown = set(args.partition or ()) - {p for _, p in ORDER}
     if unknown:
         parser.error(f"unknown partition(s) {sorted(unknown)}; expected {[p for _, p in ORDER]}")
     store = args.store or tempfile.mkdtemp(prefix="tilesweep-pdb-bench-")
     try:
         if chosen:
-            run(chosen, args.goal, store)
+            run(chosen, args.goal, store, args.group)
         if args.share:
             share(store, args.goal)
     finally:

@@ -29,6 +29,7 @@ from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
 from .manifest import TableEntry, read_manifest, record_entry
 from .paths import build_hint, lock_path, resolve_store, table_filename, temp_prefix
+from .symmetry import find_image, image_table
 from .verify import TableCheck, check, check_entry_matches, check_file
 
 Goal = tuple[int, ...] | str
@@ -157,7 +158,9 @@ class PDBStore:
         second waits, then finds the table built. The file is written under a temporary
         name, fsynced and renamed into place, then recorded in the manifest, so an
         interrupted build leaves nothing under the final name. ``force`` rebuilds anyway;
-        ``on_layer`` receives the search's progress (see :func:`build_table`).
+        ``on_layer`` receives the search's progress (see :func:`build_table`). A table that
+        is the image of a stored one under a rotation or reflection of the board is read
+        from it instead of searched for (:mod:`pdb_store.symmetry`).
         """
         self._check_open()
         goal, group = _normalise(size, goal, group)
@@ -183,7 +186,9 @@ class PDBStore:
     def _build_locked(self, size, goal, group, name, on_layer=None) -> TableEntry:
         """Compute, write and record a table; the caller holds its lock."""
         started = time.perf_counter()
-        table = build_table(size, goal, group, on_layer=on_layer)
+        table = self._image_of(size, goal, group)
+        if table is None:
+            table = build_table(size, goal, group, on_layer=on_layer)
         seconds = time.perf_counter() - started
         path = self.root / name
         atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name), mode=0o444)
@@ -195,6 +200,19 @@ class PDBStore:
             mean_value=float(table.mean(dtype=np.float64)))
         record_entry(self.root, entry)
         return entry
+
+    def _image_of(self, size, goal, group) -> np.ndarray | None:
+        """``group``'s table read from a stored table it is the image of under a symmetry
+        of the board (:mod:`pdb_store.symmetry`), or ``None`` when none is stored."""
+        stored = [e.group for e in read_manifest(self.root).values() if e.size == size and e.goal == goal]
+        image = find_image(size, goal, group, stored)
+        if image is None:
+            return None
+        try:
+            source = self.table(size, goal, image.source)
+        except (MissingTableError, CorruptTableError):
+            return None
+        return image_table(size, image, source)
 
     def ensure(self, size: int, goal: Goal, groups: Iterable[Iterable[int]],
                on_build: Callable[[tuple[int, ...]], None] | None = None,

@@ -9,6 +9,7 @@ import pytest
 from naive_pdb import naive_table
 from program import CLI
 from tilesweep.pdb_store import build_table, open_store, tables_for
+from tilesweep.pdb_store.symmetry import find_image
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
 from tilesweep.solver.heuristics import PARTITIONS, kernel_heuristic, partition_groups
 from tilesweep.solver.hstate import h_many
@@ -84,3 +85,39 @@ def test_walk_sweep_of_24_puzzles_on_the_embedded_cluster(store, tmp_path):
     assert (costs.nunique(axis=1) == 1).all()  # every heuristic optimal
     nodes = rows.groupby("heuristic")["nodes_generated"].sum()
     assert nodes["pdb:5-5-5-5-4+reflect"] < nodes["manhattan"]
+
+
+def test_the_three_blocks_of_6_6_6_6_are_rotations_of_one_table():
+    goal = goal_tiles("blank-first", 5)
+    a, b, c, d = partition_groups("6-6-6-6", 5, goal)
+    assert find_image(5, goal, c, [a, b]).source == b
+    assert find_image(5, goal, d, [a, b]).source == b
+    assert find_image(5, goal, a, [b, c, d]) is None  # its tiles wall the blank in: no image
+
+
+@pytest.mark.parametrize("goal_name,source,group", [
+    ("blank-first", (3, 4, 8), (18, 19, 24)),   # a quarter turn
+    ("blank-last", (1, 2, 6), (4, 5, 10)),      # a mirror: tile 4 stands for 2, 5 for 1
+])
+def test_an_image_table_equals_its_own_search(tmp_path, goal_name, source, group):
+    goal = goal_tiles(goal_name, 5)
+    with open_store(tmp_path) as opened:
+        opened.build(5, goal, source)
+        assert find_image(5, goal, group, [source]) is not None
+        layers = []
+        opened.build(5, goal, group, on_layer=layers.append)
+        assert not layers  # read from the stored image, not searched
+        np.testing.assert_array_equal(opened.table(5, goal, group), naive_table(5, goal, group))
+
+
+def test_no_image_when_the_blank_regions_differ(tmp_path):
+    goal = goal_tiles("blank-first", 5)
+    # (18,19,23) is (1,5,6) turned half a turn, but only (1,5,6) walls the goal blank in
+    assert find_image(5, goal, (18, 19, 23), [(1, 5, 6)]) is None
+    with open_store(tmp_path) as opened:
+        opened.build(5, goal, (1, 5, 6))
+        layers = []
+        opened.build(5, goal, (18, 19, 23), on_layer=layers.append)
+        assert layers
+        np.testing.assert_array_equal(opened.table(5, goal, (18, 19, 23)),
+                                      build_table(5, goal, (18, 19, 23)))
