@@ -33,11 +33,11 @@ def _print_summary(frame, fmt: str, wide: bool) -> None:
 
 def sweep(
     spec_file: Annotated[Optional[str], typer.Argument(help="A TOML sweep spec; options given here override it.")] = None,
-    size: Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4).")] = None,
+    size: Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4; korf50-24: 5).")] = None,
     goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
-    count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file or korf100: all).")] = None,
+    count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file, korf100 or korf50-24: all).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
-    instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100 or a file with one board a line.")] = None,
+    instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100, korf50-24 or a file with one board a line.")] = None,
     algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
     heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,

@@ -1,8 +1,9 @@
 """Where a sweep's instances come from: one small value, parsed once from its text.
 
 ``uniform`` (uniform over solvable states), ``walk:K`` (K random moves from the goal, never
-undoing the last), ``korf100`` (Korf 1985's 15-puzzles, bundled, goal blank-first) or a
-file with one board a line (``#`` comments and blank lines skipped; an optional leading id
+undoing the last), a bundled set (``korf100``: Korf 1985's 15-puzzles; ``korf50-24``: Korf &
+Felner 2002's 24-puzzles; both goal blank-first; ``jobs/data/SOURCE.txt``) or a file with
+one board a line (``#`` comments and blank lines skipped; an optional leading id
 is dropped when the line has one number more than a board).
 """
 
@@ -16,15 +17,34 @@ from pathlib import Path
 from tilesweep.solver.board import parse_tiles, size_for_count, split_tiles
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError
 
-KORF100 = Path(__file__).parent / "data" / "korf100.txt"
-FORMS = "uniform, walk:K, korf100 or an instances file"
+DATA = Path(__file__).parent / "data"
+KORF100 = DATA / "korf100.txt"
+KORF50_24 = DATA / "korf50-24.txt"
+
+
+@dataclass(frozen=True)
+class Bundled:
+    """An instance set shipped with tilesweep: its file, board size, goal and count."""
+
+    file: Path
+    size: int
+    goal: str
+    count: int
+    what: str  # "15-puzzles", for messages
+
+
+BUNDLED = {
+    "korf100": Bundled(KORF100, 4, "blank-first", 100, "15-puzzles"),
+    "korf50-24": Bundled(KORF50_24, 5, "blank-first", 50, "24-puzzles"),
+}
+FORMS = "uniform, walk:K, korf100, korf50-24 or an instances file"
 
 
 @dataclass(frozen=True)
 class InstanceSource:
     """A parsed ``--instances`` value; ``str()`` gives back its canonical text."""
 
-    kind: str  # "uniform", "walk", "korf100" or "file"
+    kind: str  # "uniform", "walk", "file" or a name of BUNDLED
     steps: int | None = None  # walk:K
     path: str | None = None  # a file's absolute path
 
@@ -36,7 +56,7 @@ class InstanceSource:
             return value
         if not isinstance(value, str) or not value:
             raise InvalidOptionError(f"instances {value!r} is not a source; expected {FORMS}")
-        if value in ("uniform", "korf100"):
+        if value == "uniform" or value in BUNDLED:
             return cls(value)
         if value.startswith("walk:"):
             if not re.fullmatch(r"walk:\d+", value):
@@ -45,7 +65,8 @@ class InstanceSource:
             return cls("walk", steps=int(value[5:]))
         path = Path(base or ".") / value
         if not path.is_file():
-            raise InvalidOptionError(f"instances {value!r} is neither uniform, walk:K, korf100 nor an existing file")
+            raise InvalidOptionError(f"instances {value!r} is neither uniform, walk:K, "
+                                     f"{', '.join(BUNDLED)} nor an existing file")
         return cls("file", path=str(path.resolve()))
 
     def __str__(self) -> str:
@@ -57,12 +78,20 @@ class InstanceSource:
         return self.kind in ("uniform", "walk")
 
     @property
+    def bundled(self) -> Bundled | None:
+        """The bundled set this source names, if it names one."""
+        return BUNDLED.get(self.kind)
+
+    @property
     def file(self) -> Path | None:
-        """The file the boards are read from (korf100's bundled one), if any."""
-        return KORF100 if self.kind == "korf100" else (Path(self.path) if self.kind == "file" else None)
+        """The file the boards are read from (a bundled set's own), if any."""
+        if self.bundled is not None:
+            return self.bundled.file
+        return Path(self.path) if self.kind == "file" else None
 
     def slug(self) -> str:
-        """A short name for sweep names: ``uniform``, ``walk40``, ``korf100`` or the file's stem."""
+        """A short name for sweep names: ``uniform``, ``walk40``, ``korf100``, ``korf50-24`` or
+        the file's stem."""
         text = Path(self.path).stem if self.kind == "file" else str(self).replace(":", "")
         return re.sub(r"[^\w.-]+", "_", text)
 
@@ -106,3 +135,14 @@ def file_instances_info(path: str, size: int | None) -> tuple[int, int, str]:
     tiles = read_instance_file(path, size)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return size_for_count(len(tiles[0])), len(tiles), digest
+
+
+def published_lengths(path: str | Path) -> dict[int, int]:
+    """The optimal lengths a bundled file gives as ``# optimal N`` after a board, by id."""
+    lengths = {}
+    for line in Path(path).read_text().splitlines():
+        board, _, comment = line.partition("#")
+        found = re.fullmatch(r"\s*optimal (\d+)\s*", comment)
+        if board.strip() and found:
+            lengths[int(board.split()[0])] = int(found.group(1))
+    return lengths

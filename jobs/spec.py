@@ -239,16 +239,19 @@ def _names(name: str, value) -> tuple[str, ...]:
 
 
 def _size_goal(opts: dict) -> tuple[int, str]:
-    """Size and goal label; korf100 fixes both (4, blank-first) and refuses others."""
+    """Size and goal label; a bundled set (korf100, korf50-24) fixes both and refuses others."""
     size, goal, source = opts["size"], opts["goal"], opts["instances"]
     if goal is not None and not isinstance(goal, str):
         raise InvalidOptionError(f"goal {goal!r} is not a goal name or tile list")
-    if source.kind == "korf100":
-        if size not in (None, 4):
-            raise InvalidOptionError(f"size {size!r} does not fit instances 'korf100', which are 15-puzzles (size 4)")
-        if goal is not None and goal_tiles(goal, 4) != goal_tiles("blank-first", 4):
-            raise InvalidOptionError(f"goal {goal!r} does not fit instances 'korf100', whose goal is blank-first")
-        return 4, "blank-first"
+    bundled = source.bundled
+    if bundled is not None:
+        if size not in (None, bundled.size):
+            raise InvalidOptionError(f"size {size!r} does not fit instances {source.kind!r}, which are "
+                                     f"{bundled.what} (size {bundled.size})")
+        if goal is not None and goal_tiles(goal, bundled.size) != goal_tiles(bundled.goal, bundled.size):
+            raise InvalidOptionError(f"goal {goal!r} does not fit instances {source.kind!r}, whose goal "
+                                     f"is {bundled.goal}")
+        return bundled.size, bundled.goal
     size = 3 if size is None else size
     return size, goal_label(goal_tiles(goal or "blank-last", size))
 
@@ -301,7 +304,7 @@ def build_spec(options: dict, toml_path: str | None = None,
 
 def _validate(opts: dict, workers: int) -> SweepSpec:
     source = opts["instances"]
-    digest, available = None, (100 if source.kind == "korf100" else None)
+    digest, available = None, (source.bundled.count if source.bundled else None)
     if source.kind == "file":
         opts["size"], available, digest = file_instances_info(source.path, opts["size"])
     opts["size"], opts["goal"] = _size_goal(opts)
