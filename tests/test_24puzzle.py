@@ -87,8 +87,9 @@ def test_walk_sweep_of_24_puzzles_on_the_embedded_cluster(store, tmp_path):
     assert nodes["pdb:5-5-5-5-4+reflect"] < nodes["manhattan"]
 
 
-def test_the_three_blocks_of_6_6_6_6_are_rotations_of_one_table():
-    goal = goal_tiles("blank-first", 5)
+@pytest.mark.parametrize("goal_name", ["blank-first", "blank-last"])
+def test_the_three_blocks_of_6_6_6_6_are_rotations_of_one_table(goal_name):
+    goal = goal_tiles(goal_name, 5)
     a, b, c, d = partition_groups("6-6-6-6", 5, goal)
     assert find_image(5, goal, c, [a, b]).source == b
     assert find_image(5, goal, d, [a, b]).source == b
