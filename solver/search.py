@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .astar import _astar_tiles, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
@@ -23,6 +24,11 @@ def goal_positions(goal: tuple[int, ...]) -> np.ndarray:
     pos = positions(goal)
     pos.flags.writeable = False
     return pos
+
+
+def packed_goal(goal: tuple[int, ...]) -> np.uint64:
+    """``goal`` packed 4 bits a cell, as :mod:`solver.astar` keys boards (up to 16 cells)."""
+    return np.uint64(sum(t << (4 * c) for c, t in enumerate(goal)))
 
 
 def positions(tiles: tuple[int, ...]) -> np.ndarray:
@@ -123,7 +129,14 @@ def idastar_call(size, goal, H, limits, automaton=None):
 
 
 def graph_call(kind, size, goal, H, limits, automaton=None):
-    """The call of the A*/BFS/DFS kernel (``kind``); ``automaton``: :mod:`solver.fsm`, or None."""
+    """The call of the A*/BFS/DFS kernel (``kind``) and its warm-up name: the packed A* of
+    :mod:`solver.astar` for a per-tile heuristic with parent pruning on 3×3 and 4×4, else
+    the general one. ``automaton``: :mod:`solver.fsm`, or None."""
+    if kind == ASTAR and size <= 4 and H.n_terms == 1 and H.terms[0] == TERM_TILES and automaton is None:
+        goal_key, nbr8 = packed_goal(goal), neighbours(size)
+        lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale)
+        return "astar-tiles", lambda tiles: _astar_tiles(tiles, goal_key, nbr8, H.tile_cost, H.scale, lists,
+                                                         delta, hcols, limits)
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
     table = _NO_FSM if automaton is None else automaton.strict
     return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,

@@ -58,7 +58,7 @@ def unpack(k1, k2, tiles, pos):
 
 
 @inline_kernel
-def _hash(k1, k2):
+def mix(k1, k2):
     """splitmix64-style mix of a key."""
     x = k1 ^ (k2 * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(31)
@@ -73,7 +73,7 @@ def _hash(k1, k2):
 def find_slot(slots, keys, k1, k2):
     """Slot of key ``(k1, k2)`` in ``slots`` (int64[2^m]), or of the empty slot it would take."""
     mask = np.uint64(slots.shape[0] - 1)
-    i = _hash(k1, k2) & mask
+    i = mix(k1, k2) & mask
     while True:
         node = slots[i]
         if node == EMPTY or (keys[node, 0] == k1 and keys[node, 1] == k2):

@@ -1,0 +1,269 @@
+"""A* for a per-tile heuristic on packed boards: the fast path of :mod:`solver.graphsearch`.
+
+Same search, accounting and tie-breaks as the A* of :func:`graphsearch._graph_search`
+(parent pruning, the goal test when a board leaves the open list, ties on f to the
+larger g, then first in, first out, reopening), so the node counts, paths and statuses
+are the same; what differs is the data:
+
+* a board (3×3 or 4×4) is one uint64, 4 bits a cell; a move is a subtraction and an
+  addition on it, and h follows from the parent's sum by one table read;
+* an open-addressing hash table (linear probing, at most half full) whose slots hold the
+  key and, in the same 16 bytes, the board's best g, last move, blank cell and tile sum:
+  a lookup is one cache miss, and a board needs nothing else;
+* an open list of buckets by (f, h = f - g), each a FIFO of keys linked through a pool of
+  entries that popped entries return to. A board whose g improves is queued again; the
+  older entry is skipped when it comes out (its g no longer matches the slot's).
+
+The path is traced back through the table: each board's last move names its parent.
+"""
+
+import numpy as np
+
+from .idastar import LIST_END, list_start, move_of, successor_lists, target_of
+from .jit import inline_kernel, kernel
+from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .statetable import grow_rows, mix
+from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
+
+MAX_G = 1023  # as in graphsearch: the most moves a path may have
+FIRST_CAP = 1024  # boards the store holds before its first doubling (as in graphsearch)
+_G_MASK = np.uint64(0xFFFF)
+_NIBBLE = np.uint64(15)
+
+
+@kernel
+def astar_tables(nbr8, tile_cost, scale):
+    """What :func:`_astar_tiles` reads for a board width and per-tile heuristic.
+
+    Returns
+    -------
+    lists : uint64[N * 5 * 8]  successor lists (:func:`solver.idastar.successor_lists`)
+    delta : int64[N * N * 4]   ``delta[t * 4N + b * 4 + m]``: change of the tile sum when
+                               tile ``t`` slides into blank ``b`` by move ``m``
+    hcols : int64              1 + the largest h a board can have
+    """
+    n = nbr8.shape[0]
+    delta = np.zeros(n * n * 4, dtype=np.int64)
+    for b in range(n):
+        for m in range(4):
+            if nbr8[b, m] >= 0:
+                for t in range(1, n):
+                    delta[t * n * 4 + b * 4 + m] = tile_cost[t, b] - tile_cost[t, nbr8[b, m]]
+    worst = np.int64(0)
+    for t in range(1, n):
+        worst += tile_cost[t].max()
+    return successor_lists(nbr8), delta, (worst + scale - 1) // scale + 1
+
+
+@inline_kernel
+def _find(table, mask, key):
+    """Slot of ``key`` in ``table`` (uint64[2^m, 2]), or of the empty slot it would take."""
+    i = mix(key, np.uint64(0)) & mask
+    while True:
+        k = table[i, 0]
+        if k == key or k == 0:  # no board packs to 0: it would be all blanks
+            return i
+        i = (i + np.uint64(1)) & mask
+
+
+@kernel
+def _rehash(table, capacity):
+    """A table of ``capacity`` slots holding the boards of ``table``."""
+    out = np.zeros((capacity, 2), dtype=np.uint64)
+    mask = np.uint64(capacity - 1)
+    for i in range(table.shape[0]):
+        if table[i, 0] != 0:
+            j = _find(out, mask, table[i, 0])
+            out[j, 0] = table[i, 0]
+            out[j, 1] = table[i, 1]
+    return out
+
+
+@kernel
+def _grow_buckets(head, tail, rows, hcols):
+    """Bucket heads and tails for ``rows`` values of f, the old ones kept."""
+    new_head = np.full(rows * hcols, -1, dtype=np.int32)
+    new_tail = np.full(rows * hcols, -1, dtype=np.int32)
+    new_head[: head.shape[0]] = head
+    new_tail[: tail.shape[0]] = tail
+    return new_head, new_tail
+
+
+@inline_kernel
+def _slot_value(g, move, blank, s):
+    """A slot's second word: g, move + 1 (0 at the root), blank cell and tile sum."""
+    return (np.uint64(g) | (np.uint64(move + 1) << np.uint64(16)) | (np.uint64(blank) << np.uint64(20))
+            | (np.uint64(s) << np.uint64(24)))
+
+
+@inline_kernel
+def _slide(key, tile, frm, to):
+    """The key after ``tile`` moves from cell ``frm`` to the blank on cell ``to``."""
+    return key - (tile << (np.uint64(4) * frm)) + (tile << (np.uint64(4) * to))
+
+
+@kernel
+def _trace(table, mask, key, g, nbr8):
+    """The moves from the root to the board ``key`` (found at depth ``g``): int8[g]."""
+    path = np.zeros(g, dtype=np.int8)
+    k = g
+    while True:
+        val = table[_find(table, mask, key), 1]
+        m = np.int64((val >> np.uint64(16)) & _NIBBLE) - 1
+        if m < 0 or k == 0:
+            break
+        k -= 1
+        path[k] = m
+        blank = (val >> np.uint64(20)) & _NIBBLE
+        parent_blank = np.uint64(nbr8[blank, 3 - m])
+        key = _slide(key, (key >> (np.uint64(4) * parent_blank)) & _NIBBLE, parent_blank, blank)
+    return path
+
+
+@kernel
+def _astar_tiles(tiles8, goal_key, nbr8, tile_cost, scale, lists, delta, hcols, limits):
+    """A* with h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``) on a 3×3 or 4×4 board.
+
+    Parameters
+    ----------
+    tiles8 : int8[N]          start board (solvable), N <= 16
+    goal_key : uint64         the goal, packed 4 bits a cell
+    nbr8 : int8[N, 4]         neighbour table, -1 off the board
+    tile_cost : int32[N, N]   scaled cost of tile t on cell c
+    scale : int64             1, or the fixed-point scale
+    lists, delta, hcols       :func:`astar_tables`
+    limits : int64[LIMITS_LEN]  node budget, time limit and the most boards the store may
+                              hold (:mod:`solver.limits`); the store doubles from 1,024
+                              boards, and stops (``BUDGET_MEMORY``) before a doubling would
+                              exceed that, as the general kernel does
+
+    Returns
+    -------
+    Same as :func:`solver.graphsearch._graph_search`.
+    """
+    n = tiles8.shape[0]
+    n4 = np.uint64(4 * n)
+    key = np.uint64(0)
+    s0 = np.int64(0)
+    blank0 = 0
+    for c in range(n):
+        key |= np.uint64(tiles8[c]) << np.uint64(4 * c)
+        s0 += tile_cost[tiles8[c], c]
+        if tiles8[c] == 0:
+            blank0 = c
+    h0 = s0 if scale == 1 else (s0 + scale - 1) // scale
+    empty_path = np.zeros(0, dtype=np.int8)
+    if key == goal_key:
+        return SOLVED, empty_path, 0, 1, 0, 0, h0
+    store_cap = FIRST_CAP  # the boards the store may hold before it doubles
+    count = 1
+    table = np.zeros((2 * store_cap, 2), dtype=np.uint64)
+    mask = np.uint64(2 * store_cap - 1)
+    i = _find(table, mask, key)
+    table[i, 0] = key
+    table[i, 1] = _slot_value(0, -1, blank0, s0)
+    # the open list: bucket (f, h) at f * hcols + h; entries hold a key and the next entry
+    frows = 2 * h0 + 2
+    head = np.full(frows * hcols, -1, dtype=np.int32)
+    tail = np.full(frows * hcols, -1, dtype=np.int32)
+    e_key = np.zeros(FIRST_CAP, dtype=np.uint64)
+    e_next = np.zeros(FIRST_CAP, dtype=np.int32)
+    e_key[0] = key
+    e_next[0] = -1
+    head[h0 * hcols + h0] = 0
+    tail[h0 * hcols + h0] = 0
+    e_used = 1
+    e_free = -1
+    n_open = 1
+    cur_f, cur_h = h0, h0  # no entry lies in a bucket before this one
+    generated = np.int64(1)
+    expanded = np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    max_depth = 0
+    while n_open > 0:
+        b = cur_f * hcols + cur_h
+        while head[b] < 0:
+            cur_h += 1
+            if cur_h == hcols:
+                cur_h = 0
+                cur_f += 1
+            b = cur_f * hcols + cur_h
+        e = head[b]
+        head[b] = e_next[e]
+        if head[b] < 0:
+            tail[b] = -1
+        key = e_key[e]
+        e_next[e] = e_free
+        e_free = e
+        n_open -= 1
+        g = cur_f - cur_h
+        val = table[_find(table, mask, key), 1]
+        if np.int64(val & _G_MASK) != g:
+            continue  # stale: a shorter path to this board was queued later
+        if key == goal_key:
+            return SOLVED, _trace(table, mask, key, g, nbr8), g, generated, expanded, max_depth, h0
+        if g + 1 > MAX_G:
+            return TOO_DEEP, empty_path, 0, generated, expanded, max_depth, h0
+        expanded += 1
+        blank = (val >> np.uint64(20)) & _NIBBLE
+        s = np.int64(val >> np.uint64(24))
+        p = list_start(blank, np.int64((val >> np.uint64(16)) & _NIBBLE) - 1)
+        while True:
+            code = lists[p]
+            if code == LIST_END:
+                break
+            p += np.uint64(1)
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    return hit, empty_path, 0, generated, expanded, max_depth, h0
+                check_at = next_check(generated, limits)
+            generated += 1
+            tgt = target_of(code)
+            t = (key >> (np.uint64(4) * tgt)) & _NIBBLE
+            sc = s + delta[t * n4 + (code & np.uint64(255))]
+            child = _slide(key, t, tgt, blank)
+            j = _find(table, mask, child)
+            if table[j, 0] != 0:
+                if np.int64(table[j, 1] & _G_MASK) <= g + 1:
+                    continue
+            else:
+                if count == store_cap:
+                    if 2 * count > limits[LIMIT_STATES]:
+                        return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
+                    store_cap *= 2
+                    table = _rehash(table, 2 * store_cap)
+                    mask = np.uint64(2 * store_cap - 1)
+                    j = _find(table, mask, child)
+                table[j, 0] = child
+                count += 1
+            table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
+            if g + 1 > max_depth:
+                max_depth = g + 1
+            hc = sc if scale == 1 else (sc + scale - 1) // scale
+            fc = g + 1 + hc
+            if fc >= frows:
+                frows = 2 * fc + 2
+                head, tail = _grow_buckets(head, tail, frows, hcols)
+            if e_free >= 0:
+                e = e_free
+                e_free = e_next[e]
+            else:
+                if e_used == e_key.shape[0]:
+                    e_key = grow_rows(e_key, e_used)
+                    e_next = grow_rows(e_next, e_used)
+                e = e_used
+                e_used += 1
+            e_key[e] = child
+            e_next[e] = -1
+            bc = fc * hcols + hc
+            if tail[bc] < 0:
+                head[bc] = e
+            else:
+                e_next[tail[bc]] = e
+            tail[bc] = e
+            n_open += 1
+            if fc < cur_f or (fc == cur_f and hc < cur_h):
+                cur_f, cur_h = fc, hc
+    return EXHAUSTED, empty_path, 0, generated, expanded, max_depth, h0
