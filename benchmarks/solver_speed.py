@@ -2,12 +2,19 @@
 
     python benchmarks/solver_speed.py                 # Korf #1 (276,361,933 nodes) and #79
     python benchmarks/solver_speed.py --korf 79 --astar-count 2000
+    python benchmarks/solver_speed.py --korf --repeats 5   # A* only
 
 IDA* + Manhattan runs on Korf's instances (blank-first goal); the C yardstick
 (benchmarks/c_idastar.c, built with gcc -O3 -march=native when gcc is present) runs the
 same instances with the same successor order and accounting, so the node counts must
-match. A* + Manhattan runs on seeded uniform random 8-puzzles. CPU seconds, best of
-``--repeats``.
+match. CPU seconds, best of ``--repeats``.
+
+A* + Manhattan runs on 1,000 seeded uniform random 8-puzzles and 200 15-puzzles from
+40-move random walks (blank-last goal), against the C A* (benchmarks/c_astar.c, same
+accounting and tie-breaks): cost, nodes generated and expanded must match on every board.
+Search CPU time only (process CPU time around each kernel call, around the C program's
+searches), best of ``--repeats`` each, runs interleaved; then the time of one
+solve of a board next to the goal (the per-solve overhead).
 """
 
 from __future__ import annotations
@@ -28,9 +35,15 @@ sys.path.insert(0, str(ROOT))
 
 from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
-from tilesweep.solver import Board, solve  # noqa: E402
+from tilesweep.solver import Board, parse_heuristic, solve  # noqa: E402
+from tilesweep.solver.batch import kernel_boards  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
-from tilesweep.solver.generators import uniform_instance  # noqa: E402
+from tilesweep.solver.generators import random_walk_instance, uniform_instance  # noqa: E402
+from tilesweep.solver.graphsearch import ASTAR  # noqa: E402
+from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
+from tilesweep.solver.limits import make_limits  # noqa: E402
+from tilesweep.solver.search import graph_call  # noqa: E402
+from tilesweep.solver.solve import check_budget  # noqa: E402
 
 
 def best_cpu(fn, repeats: int):
@@ -81,30 +94,107 @@ def idastar_korf(number: int, repeats: int) -> None:
     print(line)
 
 
-def astar_eight(count: int, repeats: int) -> None:
-    goal = goal_tiles("blank-last", 3)
-    boards = [uniform_instance(3, goal, np.random.default_rng(np.random.SeedSequence([0, i]))) for i in range(count)]
-    solve(boards[0], "blank-last", "astar", "manhattan")  # compile
+def astar_boards(count8: int, count15: int) -> dict[int, np.ndarray]:
+    """The A* instance set per width: uniform random 8-puzzles (seed 0) and 15-puzzles from
+    40-move random walks (seed 1), instance i from SeedSequence([seed, i]); boards that
+    are the goal are left out."""
+    sets = {}
+    for size, seed, count in ((3, 0, count8), (4, 1, count15)):
+        goal = goal_tiles("blank-last", size)
+        rngs = [np.random.default_rng(np.random.SeedSequence([seed, i])) for i in range(count)]
+        boards = np.array([(uniform_instance(3, goal, rng) if size == 3 else
+                            random_walk_instance(4, goal, 40, rng)).tiles for rng in rngs], dtype=np.int8)
+        sets[size] = boards[kernel_boards(boards, goal, size)]
+    return sets
 
-    def run():
-        return sum(solve(b, "blank-last", "astar", "manhattan").nodes_generated for b in boards)
 
-    nodes, cpu = best_cpu(run, repeats)
-    kernel = min(sum(solve(b, "blank-last", "astar", "manhattan").seconds for b in boards) for _ in range(repeats))
-    print(f"A* manhattan, {count} random 8-puzzles: {nodes:,} nodes, {cpu:.3f} CPU s with Python "
-          f"overhead = {nodes / cpu / 1e6:.2f} M nodes/s; search only {nodes / kernel / 1e6:.2f} M nodes/s")
+def c_astar(size: int, boards: np.ndarray) -> tuple[list[tuple[int, int, int]], float]:
+    """(cost, generated, expanded) per board and the search CPU seconds of the C A*."""
+    exe = Path(tempfile.gettempdir()) / "tilesweep_c_astar"
+    if not exe.exists():
+        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(exe), str(ROOT / "benchmarks" / "c_astar.c")],
+                       check=True)
+    text = "\n".join(" ".join(map(str, row)) for row in boards.tolist())
+    lines = subprocess.run([str(exe), str(size), *map(str, goal_tiles("blank-last", size))], input=text,
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    return [tuple(map(int, line.split())) for line in lines[:-1]], json.loads(lines[-1])["cpu_seconds"]
+
+
+def numba_astar(size: int, boards: np.ndarray) -> tuple[list[tuple[int, int, int]], float]:
+    """(cost, generated, expanded) per board and the CPU seconds of tilesweep's A* kernel
+    calls (the kernel solve() and solve_boards() run, compiled before the clock)."""
+    goal = goal_tiles("blank-last", size)
+    H = kernel_heuristic(parse_heuristic("manhattan", size, goal), size, goal)
+    _, call = graph_call(ASTAR, size, goal, H, make_limits(check_budget(None, "astar")))
+    call(boards[0])
+    clock, seconds, out = time.process_time, 0.0, []
+    for tiles in boards:
+        start = clock()
+        _, _, cost, generated, expanded, _, _ = call(tiles)
+        seconds += clock() - start
+        out.append((int(cost), int(generated), int(expanded)))
+    return out, seconds
+
+
+def astar_yardstick(count8: int, count15: int, repeats: int) -> None:
+    """A* + Manhattan against the C A* on the same boards, runs interleaved, best of
+    ``repeats`` each; search CPU time only on both sides (the machine is shared, so wall
+    time would count other programs' turns)."""
+    sets = astar_boards(count8, count15)
+    best = {(size, side): float("inf") for size in sets for side in ("numba", "C")}
+    nodes, differ = {}, {}
+    for _ in range(repeats):
+        for size, boards in sets.items():
+            ours, seconds = numba_astar(size, boards)
+            best[size, "numba"] = min(best[size, "numba"], seconds)
+            nodes[size] = sum(row[1] for row in ours)
+            if shutil.which("gcc"):
+                theirs, seconds = c_astar(size, boards)
+                best[size, "C"] = min(best[size, "C"], seconds)
+                differ[size] = sum(a != b for a, b in zip(ours, theirs, strict=True))
+    for size, boards in sets.items():
+        rate = nodes[size] / best[size, "numba"]
+        line = (f"A* manhattan, {len(boards)} {size * size - 1}-puzzles: {nodes[size]:,} nodes, "
+                f"{best[size, 'numba']:.3f} CPU s, {rate / 1e6:.2f} M nodes/s")
+        if size in differ:
+            c_rate = nodes[size] / best[size, "C"]
+            same = "same cost and nodes on every board" if differ[size] == 0 else \
+                f"COUNTS DIFFER on {differ[size]} boards"
+            line += (f"; C: {best[size, 'C']:.3f} CPU s, {c_rate / 1e6:.2f} M nodes/s ({same}); "
+                     f"numba/C = {rate / c_rate:.2f}")
+        print(line)
+    if differ:
+        total = sum(nodes.values())
+        rate = total / sum(best[s, "numba"] for s in sets)
+        c_rate = total / sum(best[s, "C"] for s in sets)
+        print(f"A* manhattan, all {sum(map(len, sets.values()))} boards: {rate / 1e6:.2f} M nodes/s, "
+              f"C {c_rate / 1e6:.2f} M nodes/s, numba/C = {rate / c_rate:.2f}")
+
+
+def per_solve_overhead(repeats: int = 2000) -> None:
+    """Time per A* solve of a board one move from the goal: through solve() and per kernel call."""
+    board = Board.goal(3, "blank-last").apply("U")
+    solve(board, "blank-last", "astar", "manhattan")  # compile
+    start = time.perf_counter()
+    results = [solve(board, "blank-last", "astar", "manhattan") for _ in range(repeats)]
+    wall = (time.perf_counter() - start) / repeats
+    kernel = min(r.seconds for r in results)
+    print(f"A* per-solve overhead, 8-puzzle one move from the goal: {wall * 1e6:.1f} us per solve(), "
+          f"{kernel * 1e6:.1f} us in the kernel call")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--korf", type=int, nargs="*", default=[79, 1], help="Korf instance numbers (1-100)")
-    parser.add_argument("--astar-count", type=int, default=1000)
+    parser.add_argument("--astar-count", type=int, default=1000, help="random 8-puzzles for A*")
+    parser.add_argument("--astar-walks", type=int, default=200, help="15-puzzles from 40-move walks for A*")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(machine_line())
     for number in args.korf:
         idastar_korf(number, args.repeats)
-    astar_eight(args.astar_count, args.repeats)
+    astar_yardstick(args.astar_count, args.astar_walks, args.repeats)
+    per_solve_overhead()
 
 
 if __name__ == "__main__":
