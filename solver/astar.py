@@ -1,4 +1,4 @@
-"""A* for a per-tile heuristic on packed boards: the fast path of :mod:`solver.graphsearch`.
+"""A* on packed 3×3 and 4×4 boards: the fast path of :mod:`solver.graphsearch`.
 
 Same search, accounting and tie-breaks as the A* of :func:`graphsearch._graph_search`
 (parent pruning, the goal test when a board leaves the open list, ties on f to the
@@ -6,7 +6,10 @@ larger g, then first in, first out, reopening), so the node counts, paths and st
 are the same; what differs is the data:
 
 * a board (3×3 or 4×4) is one uint64, 4 bits a cell; a move is a subtraction and an
-  addition on it, and h follows from the parent's sum by one table read;
+  addition on it. A per-tile heuristic (Manhattan, misplaced, Euclidean) follows from the
+  parent's tile sum, kept in its slot, by one table read; any other heuristic is set up
+  from the board when a node is expanded (:func:`solver.hstate.h_init`) and updated per
+  child (:func:`solver.hstate.child_h`), only for the children that are queued;
 * an open-addressing hash table (linear probing, at most half full) whose slots hold the
   key and, in the same 16 bytes, the board's best g, last move, blank cell and tile sum:
   a lookup is one cache miss, and a board needs nothing else;
@@ -19,10 +22,11 @@ The path is traced back through the table: each board's last move names its pare
 
 import numpy as np
 
+from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
 from .idastar import LIST_END, list_start, move_of, successor_lists, target_of
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
-from .statetable import grow_rows, mix
+from .statetable import grow_rows, mix, unpack
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
 MAX_G = 1023  # as in graphsearch: the most moves a path may have
@@ -32,15 +36,17 @@ _NIBBLE = np.uint64(15)
 
 
 @kernel
-def astar_tables(nbr8, tile_cost, scale):
-    """What :func:`_astar_tiles` reads for a board width and per-tile heuristic.
+def astar_tables(nbr8, tile_cost, scale, per_tile):
+    """What :func:`_astar` reads for a board width and heuristic.
 
     Returns
     -------
     lists : uint64[N * 5 * 8]  successor lists (:func:`solver.idastar.successor_lists`)
     delta : int64[N * N * 4]   ``delta[t * 4N + b * 4 + m]``: change of the tile sum when
                                tile ``t`` slides into blank ``b`` by move ``m``
-    hcols : int64              1 + the largest h a board can have
+    hcols : int64              1 + the largest h a board can have (per-tile), else 1 +
+                               the longest optimal solution (the buckets widen if a larger
+                               h comes)
     """
     n = nbr8.shape[0]
     delta = np.zeros(n * n * 4, dtype=np.int64)
@@ -52,7 +58,8 @@ def astar_tables(nbr8, tile_cost, scale):
     worst = np.int64(0)
     for t in range(1, n):
         worst += tile_cost[t].max()
-    return successor_lists(nbr8), delta, (worst + scale - 1) // scale + 1
+    hmax = (worst + scale - 1) // scale if per_tile else (31 if n == 9 else 80)
+    return successor_lists(nbr8), delta, hmax + 1
 
 
 @inline_kernel
@@ -80,12 +87,15 @@ def _rehash(table, capacity):
 
 
 @kernel
-def _grow_buckets(head, tail, rows, hcols):
-    """Bucket heads and tails for ``rows`` values of f, the old ones kept."""
-    new_head = np.full(rows * hcols, -1, dtype=np.int32)
-    new_tail = np.full(rows * hcols, -1, dtype=np.int32)
-    new_head[: head.shape[0]] = head
-    new_tail[: tail.shape[0]] = tail
+def _grow_buckets(head, tail, hcols, rows, new_hcols):
+    """Bucket heads and tails for ``rows`` values of f and ``new_hcols`` of h, the old
+    ones (``hcols`` of h a row) kept."""
+    new_head = np.full(rows * new_hcols, -1, dtype=np.int32)
+    new_tail = np.full(rows * new_hcols, -1, dtype=np.int32)
+    for i in range(head.shape[0]):
+        j = (i // hcols) * new_hcols + i % hcols
+        new_head[j] = head[i]
+        new_tail[j] = tail[i]
     return new_head, new_tail
 
 
@@ -121,16 +131,17 @@ def _trace(table, mask, key, g, nbr8):
 
 
 @kernel
-def _astar_tiles(tiles8, goal_key, nbr8, tile_cost, scale, lists, delta, hcols, limits):
-    """A* with h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``) on a 3×3 or 4×4 board.
+def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits):
+    """A* on a 3×3 or 4×4 board.
 
     Parameters
     ----------
     tiles8 : int8[N]          start board (solvable), N <= 16
+    size : int                board width
     goal_key : uint64         the goal, packed 4 bits a cell
     nbr8 : int8[N, 4]         neighbour table, -1 off the board
-    tile_cost : int32[N, N]   scaled cost of tile t on cell c
-    scale : int64             1, or the fixed-point scale
+    H : KernelHeuristic       the heuristic
+    per_tile : bool           H is one per-tile term: h = ceil(tile sum / scale)
     lists, delta, hcols       :func:`astar_tables`
     limits : int64[LIMITS_LEN]  node budget, time limit and the most boards the store may
                               hold (:mod:`solver.limits`); the store doubles from 1,024
@@ -141,17 +152,30 @@ def _astar_tiles(tiles8, goal_key, nbr8, tile_cost, scale, lists, delta, hcols, 
     -------
     Same as :func:`solver.graphsearch._graph_search`.
     """
+    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
+        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
+        goal_col, wd_link_v, wd_link_h, _, _ = H
     n = tiles8.shape[0]
     n4 = np.uint64(4 * n)
     key = np.uint64(0)
     s0 = np.int64(0)
     blank0 = 0
+    tiles = tiles8.astype(np.int64)
+    pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         key |= np.uint64(tiles8[c]) << np.uint64(4 * c)
         s0 += tile_cost[tiles8[c], c]
+        pos[tiles[c]] = c
         if tiles8[c] == 0:
             blank0 = c
-    h0 = s0 if scale == 1 else (s0 + scale - 1) // scale
+    rows = np.zeros((1, HS_LEN), dtype=np.int64)  # the expanded node's heuristic parts
+    parts = np.zeros(PARTS_LEN, dtype=np.int64)
+    if per_tile:
+        h0 = s0 if scale == 1 else (s0 + scale - 1) // scale
+    else:
+        h0 = h_init(tiles, pos, size, H, rows, 0)
+    if h0 >= hcols:
+        hcols = h0 + 1
     empty_path = np.zeros(0, dtype=np.int8)
     if key == goal_key:
         return SOLVED, empty_path, 0, 1, 0, 0, h0
@@ -208,6 +232,9 @@ def _astar_tiles(tiles8, goal_key, nbr8, tile_cost, scale, lists, delta, hcols, 
         expanded += 1
         blank = (val >> np.uint64(20)) & _NIBBLE
         s = np.int64(val >> np.uint64(24))
+        if not per_tile:
+            unpack(key, np.uint64(0), tiles, pos)
+            h_init(tiles, pos, size, H, rows, 0)
         p = list_start(blank, np.int64((val >> np.uint64(16)) & _NIBBLE) - 1)
         while True:
             code = lists[p]
@@ -241,11 +268,24 @@ def _astar_tiles(tiles8, goal_key, nbr8, tile_cost, scale, lists, delta, hcols, 
             table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
             if g + 1 > max_depth:
                 max_depth = g + 1
-            hc = sc if scale == 1 else (sc + scale - 1) // scale
+            if per_tile:
+                hc = sc if scale == 1 else (sc + scale - 1) // scale
+            else:
+                b0, b1, ti = np.int64(blank), np.int64(tgt), np.int64(t)
+                slide(tiles, pos, b0, b1)
+                g1 = tile_group[ti] if n_groups > 0 else -1
+                g2 = tile_group[refl_tile[ti]] if n_groups > 0 and reflect else -1
+                w = wd_step(rows[0], size, ti, b0, b1, goal_row, goal_col, wd_link_v, wd_link_h,
+                            parts) if use_wd else 0
+                hc = child_h(tiles, pos, size, ti, b0, b1, rows, 0, tile_cost, scale, use_lc, lc_code,
+                             lc_table, n_groups, group_tiles, group_k, g1, tables[max(g1, 0)], g2,
+                             tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
+                slide(tiles, pos, b1, b0)
             fc = g + 1 + hc
-            if fc >= frows:
-                frows = 2 * fc + 2
-                head, tail = _grow_buckets(head, tail, frows, hcols)
+            if fc >= frows or hc >= hcols:
+                rows_f, cols_h = max(frows, 2 * fc + 2), max(hcols, hc + 1)
+                head, tail = _grow_buckets(head, tail, hcols, rows_f, cols_h)
+                frows, hcols = rows_f, cols_h
             if e_free >= 0:
                 e = e_free
                 e_free = e_next[e]

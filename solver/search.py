@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .astar import _astar_tiles, astar_tables
+from .astar import _astar, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
@@ -130,13 +130,14 @@ def idastar_call(size, goal, H, limits, automaton=None):
 
 def graph_call(kind, size, goal, H, limits, automaton=None):
     """The call of the A*/BFS/DFS kernel (``kind``) and its warm-up name: the packed A* of
-    :mod:`solver.astar` for a per-tile heuristic with parent pruning on 3×3 and 4×4, else
-    the general one. ``automaton``: :mod:`solver.fsm`, or None."""
-    if kind == ASTAR and size <= 4 and H.n_terms == 1 and H.terms[0] == TERM_TILES and automaton is None:
+    :mod:`solver.astar` for A* with parent pruning on 3×3 and 4×4, else the general one.
+    ``automaton``: :mod:`solver.fsm`, or None."""
+    if kind == ASTAR and size <= 4 and automaton is None:
         goal_key, nbr8 = packed_goal(goal), neighbours(size)
-        lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale)
-        return "astar-tiles", lambda tiles: _astar_tiles(tiles, goal_key, nbr8, H.tile_cost, H.scale, lists,
-                                                         delta, hcols, limits)
+        per_tile = bool(H.n_terms == 1 and H.terms[0] == TERM_TILES)
+        lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, per_tile)
+        return "astar-packed", lambda tiles: _astar(tiles, size, goal_key, nbr8, H, per_tile, lists, delta,
+                                                    hcols, limits)
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
     table = _NO_FSM if automaton is None else automaton.strict
     return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,
