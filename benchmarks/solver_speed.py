@@ -39,10 +39,11 @@ from tilesweep.solver import Board, parse_heuristic, solve  # noqa: E402
 from tilesweep.solver.batch import kernel_boards  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
 from tilesweep.solver.generators import random_walk_instance, uniform_instance  # noqa: E402
-from tilesweep.solver.graphsearch import ASTAR  # noqa: E402
+from tilesweep.solver.geometry import neighbours64  # noqa: E402
+from tilesweep.solver.graphsearch import ASTAR, _graph_search  # noqa: E402
 from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
 from tilesweep.solver.limits import make_limits  # noqa: E402
-from tilesweep.solver.search import graph_call  # noqa: E402
+from tilesweep.solver.search import goal_positions, graph_call  # noqa: E402
 from tilesweep.solver.solve import check_budget  # noqa: E402
 
 
@@ -120,12 +121,20 @@ def c_astar(size: int, boards: np.ndarray) -> tuple[list[tuple[int, int, int]], 
     return [tuple(map(int, line.split())) for line in lines[:-1]], json.loads(lines[-1])["cpu_seconds"]
 
 
-def numba_astar(size: int, boards: np.ndarray) -> tuple[list[tuple[int, int, int]], float]:
+def numba_astar(size: int, boards: np.ndarray, general: bool = False) -> tuple[list[tuple[int, int, int]], float]:
     """(cost, generated, expanded) per board and the CPU seconds of tilesweep's A* kernel
-    calls (the kernel solve() and solve_boards() run, compiled before the clock)."""
+    calls (the kernel solve() and solve_boards() run, compiled before the clock; with
+    ``general`` the general graph-search kernel instead)."""
     goal = goal_tiles("blank-last", size)
     H = kernel_heuristic(parse_heuristic("manhattan", size, goal), size, goal)
-    _, call = graph_call(ASTAR, size, goal, H, make_limits(check_budget(None, "astar")))
+    limits = make_limits(check_budget(None, "astar"))
+    _, call = graph_call(ASTAR, size, goal, H, limits)
+    if general:
+        goal_pos, nbr = goal_positions(goal), neighbours64(size)
+        no_fsm = np.zeros(4, dtype=np.int32)
+
+        def call(tiles):
+            return _graph_search(ASTAR, tiles, size, goal_pos, nbr, H, limits, no_fsm, False)
     call(boards[0])
     clock, seconds, out = time.process_time, 0.0, []
     for tiles in boards:
@@ -163,6 +172,10 @@ def astar_yardstick(count8: int, count15: int, repeats: int) -> None:
             line += (f"; C: {best[size, 'C']:.3f} CPU s, {c_rate / 1e6:.2f} M nodes/s ({same}); "
                      f"numba/C = {rate / c_rate:.2f}")
         print(line)
+    for size, boards in sets.items():
+        _, seconds = numba_astar(size, boards, general=True)
+        print(f"  the general kernel (linear-conflict, PDB and FSM A* before the packed one): "
+              f"{nodes[size] / seconds / 1e6:.2f} M nodes/s on the {size * size - 1}-puzzles, one run")
     if differ:
         total = sum(nodes.values())
         rate = total / sum(best[s, "numba"] for s in sets)
