@@ -174,7 +174,7 @@ def astar_yardstick(count8: int, count15: int, repeats: int) -> None:
         print(line)
     for size, boards in sets.items():
         _, seconds = numba_astar(size, boards, general=True)
-        print(f"  the general kernel (linear-conflict, PDB and FSM A* before the packed one): "
+        print(f"  the general kernel (5x5, --prune fsm; all A* before solver/astar.py): "
               f"{nodes[size] / seconds / 1e6:.2f} M nodes/s on the {size * size - 1}-puzzles, one run")
     if differ:
         total = sum(nodes.values())
