@@ -23,7 +23,7 @@ The path is traced back through the table: each board's last move names its pare
 import numpy as np
 
 from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
-from .idastar import LIST_END, list_start, move_of, successor_lists, target_of
+from .idastar import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
 from .statetable import grow_rows, mix, unpack
@@ -49,17 +49,11 @@ def astar_tables(nbr8, tile_cost, scale, per_tile):
                                h comes)
     """
     n = nbr8.shape[0]
-    delta = np.zeros(n * n * 4, dtype=np.int64)
-    for b in range(n):
-        for m in range(4):
-            if nbr8[b, m] >= 0:
-                for t in range(1, n):
-                    delta[t * n * 4 + b * 4 + m] = tile_cost[t, b] - tile_cost[t, nbr8[b, m]]
     worst = np.int64(0)
     for t in range(1, n):
         worst += tile_cost[t].max()
     hmax = (worst + scale - 1) // scale if per_tile else (31 if n == 9 else 80)
-    return successor_lists(nbr8), delta, hmax + 1
+    return successor_lists(nbr8), tile_deltas(nbr8, tile_cost), hmax + 1
 
 
 @inline_kernel

@@ -21,9 +21,10 @@ INFORMED = ("astar", "idastar")
 # instead of exhausting memory; IDA* needs no store.
 DEFAULT_GRAPH_BUDGET = 20_000_000
 # Peak process memory per board a graph search may store (node store, index and A*'s
-# heap, at the worst point of their doubling). Measured with benchmarks/graph_memory.py
-# on Korf #1 with caps of 2**20..2**22 boards: worst 79.8 (A*), 72.3 (BFS), 72.5 (DFS)
-# bytes; these figures add ~20 %. --max-memory divided by them caps the store.
+# open list, at the worst point of their doubling). Measured with benchmarks/graph_memory.py
+# on Korf #1 with caps of 2**20..2**22 boards: worst 53.1 (A*, packed kernel), 83.2 (A*,
+# general kernel: 5x5 or --prune fsm), 72.3 (BFS), 77.7 (DFS) bytes; these figures add
+# ~15 %. --max-memory divided by them caps the store.
 BYTES_PER_STATE = {"astar": 96, "bfs": 88, "dfs": 88}
 
 
