@@ -179,27 +179,32 @@ def astar(start, goal, h=manhattan) -> int | None:
     return None
 
 
-def idastar(start, goal, h=manhattan) -> dict:
+def parent_pruning(path: str, move: str) -> bool:
+    """Whether ``move`` undoes the last move of ``path`` (Korf's pruning)."""
+    return bool(path) and move == {"U": "D", "D": "U", "L": "R", "R": "L"}[path[-1]]
+
+
+def idastar(start, goal, h=manhattan, pruned=parent_pruning) -> dict:
     """IDA* (Korf 1985) with the accounting of DESIGN.md, as a plain recursion.
 
-    Moves U, L, R, D; never the inverse of the previous move; the root counts once; a
-    child counts as generated when created and is the goal only if its f is within the
-    bound. Returns cost, moves, generated, expanded and iterations [(bound, generated)].
+    Moves U, L, R, D; a child whose move ``pruned(path, move)`` (by default the inverse of
+    the previous move) is skipped uncounted; the root counts once; a child counts as
+    generated when created and is the goal only if its f is within the bound. Returns cost,
+    moves, generated, expanded and iterations [(bound, generated)].
     """
     start, goal = tuple(start), tuple(goal)
-    inverse = {"U": "D", "D": "U", "L": "R", "R": "L"}
     stats = {"generated": 1, "expanded": 0}
     bound = h(start, goal)
     iterations = []
     if start == goal:
         return dict(cost=0, moves="", iterations=[(bound, 1)], **stats)
 
-    def contour(state, g, last, path):
+    def contour(state, g, path):
         """Return the goal path, or the smallest f above the bound."""
         stats["expanded"] += 1
         smallest = None
         for move, nxt in successors(state):
-            if last and move == inverse[last]:
+            if pruned(path, move):
                 continue
             stats["generated"] += 1
             f = g + 1 + h(nxt, goal)
@@ -208,7 +213,7 @@ def idastar(start, goal, h=manhattan) -> dict:
                 continue
             if nxt == goal:
                 return path + move
-            found = contour(nxt, g + 1, move, path + move)
+            found = contour(nxt, g + 1, path + move)
             if isinstance(found, str):
                 return found
             if found is not None:
@@ -217,7 +222,7 @@ def idastar(start, goal, h=manhattan) -> dict:
 
     while True:
         before = stats["generated"] - (1 if not iterations else 0)
-        found = contour(start, 0, None, "")
+        found = contour(start, 0, "")
         iterations.append((bound, stats["generated"] - before))
         if isinstance(found, str):
             return dict(cost=len(found), moves=found, iterations=iterations, **stats)

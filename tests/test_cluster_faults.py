@@ -11,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from distributed import Client
 
+from polling import wait_for
 from program import CLI
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
@@ -28,15 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # bfs solves take ~0.5 s each on the 8-puzzle: long enough to interrupt mid-sweep.
 SWEEP = ["--size", "3", "--count", "10", "--seed", "9", "--algorithm", "bfs", "--algorithm", "idastar",
          "--heuristic", "manhattan", "--chunk-size", "1"]
-
-
-def wait_for(predicate, timeout=60.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")

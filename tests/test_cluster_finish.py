@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from distributed import Client
 
+from polling import wait_for
 from program import CLI
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
@@ -31,15 +32,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DASK = [sys.executable, "-m", "dask"]  # this interpreter's tilesweep, not another install's
 KORF = [tuple(map(int, line.split()[1:])) for line in (ROOT / "tests" / "data" / "korf100.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")]
-
-
-def wait_for(predicate, timeout=90.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Cluster:

@@ -77,38 +77,15 @@ def test_automaton_flags_exactly_the_strings_that_end_in_a_forbidden_one():
     assert checked > 10_000
 
 
-def naive_idastar_fsm(start, goal, forbidden, h=naive.manhattan) -> dict:
-    """naive.idastar, pruning a child when a forbidden string ends its move path."""
-    stats = {"generated": 1, "expanded": 0}
+def ends_in(forbidden):
+    """A naive.idastar pruning: a child whose move path ends in a ``forbidden`` string."""
     longest = max(map(len, forbidden))
-    bound = h(start, goal)
 
-    def contour(state, g, path):
-        stats["expanded"] += 1
-        smallest = None
-        for move, nxt in naive.successors(state):
-            text = path + move
-            if any(text[i:] in forbidden for i in range(max(0, len(text) - longest), len(text))):
-                continue
-            stats["generated"] += 1
-            f = g + 1 + h(nxt, goal)
-            if f > bound:
-                smallest = f if smallest is None else min(smallest, f)
-                continue
-            if nxt == goal:
-                return text
-            found = contour(nxt, g + 1, text)
-            if isinstance(found, str):
-                return found
-            if found is not None:
-                smallest = found if smallest is None else min(smallest, found)
-        return smallest
+    def pruned(path, move):
+        text = path + move
+        return any(text[i:] in forbidden for i in range(max(0, len(text) - longest), len(text)))
 
-    while True:
-        found = contour(tuple(start), 0, "")
-        if isinstance(found, str):
-            return dict(cost=len(found), moves=found, **stats)
-        bound = found
+    return pruned
 
 
 @pytest.mark.parametrize("size, goal_name, seed, steps, name", [
@@ -121,7 +98,7 @@ def test_idastar_counts_equal_naive_suffix_pruning(size, goal_name, seed, steps,
     forbidden = {d.forbidden for d in duplicate_strings(size, depth)}
     h = {"manhattan": naive.manhattan, "linear-conflict": naive.linear_conflict,
          "walking-distance": naive_walking.walking_distance_by_table}[name]
-    expected = naive_idastar_fsm(board.tiles, goal, forbidden, h)
+    expected = naive.idastar(board.tiles, goal, h, ends_in(forbidden))
     got = solve(board, goal_name, "idastar", name, prune=f"fsm:{depth}")
     assert got.pruning == f"fsm:{depth}"
     assert (got.cost, got.moves, got.nodes_generated, got.nodes_expanded) == (

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from polling import wait_for
 from tilesweep.pdb_store import (
     CorruptTableError,
     MissingTableError,
@@ -268,17 +269,10 @@ def _builder(tmp_path, root, mode, size=3, group=GROUP):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def _wait_for(predicate, seconds=120.0):
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def test_concurrent_builders_build_once(tmp_path):
     root = tmp_path / "store"
     first = _builder(tmp_path, root, "counted")
-    _wait_for(lambda: (tmp_path / "log").exists())  # the first holds the lock and builds
+    wait_for(lambda: (tmp_path / "log").exists())  # the first holds the lock and builds
     second = _builder(tmp_path, root, "counted")
     outputs = [proc.communicate(timeout=300) for proc in (first, second)]
     assert [proc.returncode for proc in (first, second)] == [0, 0], outputs
@@ -292,7 +286,7 @@ def test_concurrent_builders_build_once(tmp_path):
 def test_killed_build_while_writing_leaves_nothing_final(tmp_path):
     root = tmp_path / "store"
     proc = _builder(tmp_path, root, "stall")
-    _wait_for(lambda: "writing" in (tmp_path / "log").read_text()
+    wait_for(lambda: "writing" in (tmp_path / "log").read_text()
               if (tmp_path / "log").exists() else False)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
@@ -324,7 +318,7 @@ def test_killed_build_during_search_leaves_nothing_final(tmp_path):
     root = tmp_path / "store"
     name = "pdb_4x4_blank-first_1-2-3-4-5-6.npy"
     proc = _builder(tmp_path, root, "real", size=4, group=SLOW_GROUP)
-    _wait_for(lambda: _lock_held(root / (name + ".lock")))
+    wait_for(lambda: _lock_held(root / (name + ".lock")))
     time.sleep(0.3)
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL

@@ -6,12 +6,12 @@ A screenshot goes to ``test-artifacts/report/`` (``$TILESWEEP_ARTIFACTS``)."""
 
 import json
 import os
-import shutil
-import time
 from pathlib import Path
 
 import pytest
 
+from browser import require_chromium
+from polling import wait_for
 from sweeps_local import report_sweep
 from tilesweep.jobs.report.build import build_report
 from tilesweep.jobs.report.export import chromium_driver
@@ -38,16 +38,6 @@ return out;
 """
 
 
-def wait_for(predicate, timeout=60, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweeps")
@@ -57,10 +47,7 @@ def report(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(report):
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are missing; .ci/install installs them")
-        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
+    require_chromium()
     path, rows = report
     # The network is off for the page: a proxy on a port nothing listens on, for every host.
     args = ("--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
@@ -189,8 +176,7 @@ def test_figures_are_written_as_files(report, tmp_path, fmt, magic):
     from typer.testing import CliRunner
 
     from tilesweep.cli import app
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
+    require_chromium()
     path, rows = report
     result = CliRunner().invoke(app, ["report", str(path.parent), "--out", str(tmp_path / "r.html"),
                                       "--figures", str(tmp_path / "figures"), "--figure-format", fmt])

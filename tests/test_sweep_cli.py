@@ -88,6 +88,7 @@ def test_the_embedded_cluster_dashboard_link_is_printed(swept):
     assert re.search(r"^dashboard: http://127\.0\.0\.1:\d+/status$", proc.stderr, re.M), proc.stderr
 
 
+@pytest.mark.cluster
 def test_a_run_record_is_written_beside_the_spec(swept):
     from tilesweep import __version__
     folder, _ = swept
@@ -95,6 +96,16 @@ def test_a_run_record_is_written_beside_the_spec(swept):
     assert len(runs) == 1 and runs[0]["tilesweep"] == __version__ and runs[0]["workers"] == 1
     assert runs[0]["scheduler"] == "embedded LocalCluster" and runs[0]["machine"]["cores"] == os.cpu_count()
 
+
+def test_each_run_adds_a_record(tmp_path):
+    from tilesweep import __version__
+    from tilesweep.jobs.runrecord import record_run
+    record_run(tmp_path, None, 2)
+    record_run(tmp_path, "tcp://10.0.0.5:8786", None)
+    first, second = json.loads((tmp_path / "run.json").read_text())["runs"]
+    assert first["tilesweep"] == __version__ and first["machine"]["cores"] == os.cpu_count()
+    assert (first["scheduler"], first["workers"]) == ("embedded LocalCluster", 2)
+    assert (second["scheduler"], second["workers"]) == ("tcp://10.0.0.5:8786", None)
 
 def test_three_readers_agree(local):
     folder = local

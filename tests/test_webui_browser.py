@@ -3,7 +3,6 @@ installed by .ci/install) driven by Selenium against a server on a free loopback
 Screenshots of every page go to ``test-artifacts/webui/``."""
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -12,13 +11,15 @@ import time
 
 import pytest
 
+from browser import require_chromium
+from polling import wait_for
 from sweeps_local import local_sweep
+from tilesweep.jobs.report.export import chromium_driver
 from tilesweep.solver import Board
 from webui_server import ARTIFACTS, ENV, ROOT, Server
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SEED = "7 6 2 8 5 3 0 1 4"
 
 
@@ -35,30 +36,10 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are missing; .ci/install installs them")
-        pytest.skip("chromium and chromium-driver are not installed (bash .ci/install-browser)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1100"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    yield driver
-    driver.quit()
-
-
-def wait_for(predicate, timeout=120, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    require_chromium()
+    with chromium_driver(1280, 1100) as driver:
+        driver.implicitly_wait(0)
+        yield driver
 
 
 def css(driver, selector):
