@@ -1,8 +1,8 @@
 """Every short command of README.md and docs/*.md runs as written.
 
 Commands are the lines of the docs' fenced shell blocks that start with ``tilesweep`` or
-``python cli.py`` (also after ``&&``); ``python -m tilesweep.cli`` stands for the program, so
-this checks a checkout and an installed wheel alike. They run in a scratch folder with a
+``python cli.py`` (also after ``&&``); the imported ``tilesweep.cli`` stands for the program
+(``python -m tilesweep.cli`` for a sweep), so this checks a checkout and an installed wheel alike. They run in a scratch folder with a
 pattern-database store of their own (``$TILESWEEP_STORE``), where:
 
 - the sweeps the docs name (``sweeps/NAME``, ``sweeps/before``, ..., docker.md's
@@ -126,17 +126,40 @@ def scratch(tmp_path_factory):
     return folder, env
 
 
-def argv_of(command: str) -> list[str]:
+def args_of(command: str) -> list[str]:
+    """The command's arguments after the program's name."""
     for placeholder, path in PLACEHOLDERS.items():
         command = command.replace(placeholder, path)
     words = shlex.split(command, comments=True)
     words = words[2:] if words[:2] == ["python", "cli.py"] else words[1:]
-    return [sys.executable, "-m", "tilesweep.cli", *words, *(TINY if words[0] == "sweep" else [])]
+    return [*words, *(TINY if words[0] == "sweep" else [])]
+
+
+def run(args: list[str], folder: Path, env: dict) -> tuple[int, str]:
+    """(exit code, stderr) of the program with ``args`` in ``folder``: a sweep (a real Dask
+    cluster) in a process of its own, anything else in this one, which saves an interpreter
+    start per command; a traceback either way fails the test."""
+    if args[0] == "sweep":
+        proc = subprocess.run([sys.executable, "-m", "tilesweep.cli", *args], cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc.returncode, proc.stderr
+    from typer.testing import CliRunner
+
+    from tilesweep.cli import app
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        result = CliRunner().invoke(app, args, env={"TILESWEEP_STORE": env["TILESWEEP_STORE"],
+                                                    "DASK_SCHEDULER_ADDRESS": None})
+    finally:
+        os.chdir(here)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.stderr
 
 
 @pytest.mark.parametrize("command", list(cases()))
 def test_the_command_runs_as_written(command, scratch):
     folder, env = scratch
-    proc = subprocess.run(argv_of(command), cwd=folder, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{command}\n{proc.stderr[-2000:]}"
-    assert "Traceback" not in proc.stderr
+    code, stderr = run(args_of(command), folder, env)
+    assert code == 0, f"{command}\n{stderr[-2000:]}"

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,10 +30,10 @@ def run_cli(*args):
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
 
 
-@pytest.fixture
-def store(tmp_path):
-    """A store holding the two tables of the 3x3 4-4 partition, built through the CLI."""
-    root = tmp_path / "store"
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A store holding the two tables of the 3x3 4-4 partition, built once through the CLI."""
+    root = tmp_path_factory.mktemp("built") / "store"
     p = run_cli("pdb", "build", "--size", "3", "--partition", "4-4", "--goal", "blank-first",
                 "--store", str(root))
     assert p.returncode == 0, p.stderr
@@ -46,6 +47,12 @@ def store(tmp_path):
         assert 2 <= len(progress) <= 11 and progress[-1].split("entries")[0].endswith(f"{entries.split()[0]} ")
         assert "(100 %)" in progress[-1] and "ETA 0:00" in progress[-1]
     return root
+
+
+@pytest.fixture
+def store(built, tmp_path):
+    """A copy of the built store, for a test to read or damage."""
+    return Path(shutil.copytree(built, tmp_path / "store"))
 
 
 def _columns(output: str) -> list[dict[str, str]]:
