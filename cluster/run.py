@@ -109,7 +109,9 @@ def check_workers_version(client: Client) -> None:
         client.register_plugin(VersionPlugin(), name="tilesweep-version")
     except TilesweepError:
         raise
-    except Exception as err:  # noqa: BLE001 - a worker that cannot even load the check
+    # Raised on a worker that cannot even load the check (an ImportError or
+    # AttributeError from another tilesweep, ...): it arrives as its own type, and is one line here.
+    except Exception as err:  # noqa: BLE001
         raise ClusterError(f"a worker cannot run tilesweep {tilesweep.__version__}'s version check "
                            f"({type(err).__name__}: {err}); install tilesweep {tilesweep.__version__} "
                            "on every worker") from None
@@ -231,6 +233,8 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
         raise
     except (CancelledError, CommClosedError) as err:
         raise _task_error(CancelledError()) from err
-    except Exception as err:  # noqa: BLE001 - a task's remote failure arrives as any type
+    # The boundary with Dask: a task's remote failure, a comm error or a result that
+    # cannot be read back arrives as any type; each is one line saying the parts are kept.
+    except Exception as err:  # noqa: BLE001
         raise _task_error(err) from None
     return runner.isolated

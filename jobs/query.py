@@ -68,7 +68,9 @@ def parse_query(where=None, group_by=None, aggs=(), sort=None, limit=None) -> Qu
 def _filter(df: pd.DataFrame, where: str) -> pd.DataFrame:
     try:
         out = df.query(where, engine="python")
-    except Exception as err:  # noqa: BLE001 - pandas raises many kinds for a bad expression
+    # The boundary with the user's expression, which is code: whatever it raises
+    # (SyntaxError, pandas' UndefinedVariableError, TypeError, ZeroDivisionError, ...) is bad input.
+    except Exception as err:  # noqa: BLE001
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise InvalidOptionError(f"where {where!r} is not a valid pandas query on the result "
                                  f"columns: {message}") from None

@@ -96,7 +96,9 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
             raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
         row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
                     job.max_memory or max_memory, job.prune).to_dict()
-    except Exception as err:  # noqa: BLE001 - the task boundary: any solve failure is a result row
+    # The task boundary: a solve that raises, whatever the cause, becomes its row's
+    # status error (the message kept), and the chunk goes on; a sweep never dies of one board.
+    except Exception as err:  # noqa: BLE001
         row = error_row(base, algorithm, heuristic, "exception", f"{type(err).__name__}: {err}")
     row.update(base)
     row["goal"] = goal_label(job.goal)
@@ -167,7 +169,9 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
         try:
             pieces.append(_batch_table(job, algorithm, heuristic, tables_for, budget, indices[chosen],
                                        boards[chosen], [texts[i] for i in chosen], label))
-        except Exception:  # noqa: BLE001 - each solve again on its own: one that raises is an error row
+        # The same boundary for a whole batch: which board raised is unknown, so
+        # each is solved again on its own by solve_one, where one that raises becomes an error row.
+        except Exception:  # noqa: BLE001
             chosen = np.zeros(0, dtype=np.int64)
         rest = np.setdiff1d(np.arange(len(indices)), chosen)
         rows = [normalise_row(solve_one(job, int(indices[i]), tuple(boards[i].tolist()), algorithm, heuristic,
