@@ -57,14 +57,19 @@ def best_cpu(fn, repeats: int):
     return out, best
 
 
+def built(name: str) -> Path:
+    """benchmarks/NAME.c compiled with gcc -O3 -march=native (again when the source is newer)."""
+    source, exe = ROOT / "benchmarks" / f"{name}.c", Path(tempfile.gettempdir()) / f"tilesweep_{name}"
+    if not exe.exists() or exe.stat().st_mtime < source.stat().st_mtime:
+        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(exe), str(source)], check=True)
+    return exe
+
+
 def c_yardstick(tiles: str, repeats: int) -> dict | None:
     """Run the C IDA* on ``tiles``; None when gcc is missing."""
     if shutil.which("gcc") is None:
         return None
-    exe = Path(tempfile.gettempdir()) / "tilesweep_c_idastar"
-    if not exe.exists():
-        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(exe), str(ROOT / "benchmarks" / "c_idastar.c")],
-                       check=True)
+    exe = built("c_idastar")
     runs = [json.loads(subprocess.run([str(exe), *tiles.split()], check=True, capture_output=True,
                                       text=True).stdout) for _ in range(repeats)]
     return min(runs, key=lambda r: r["cpu_seconds"])
@@ -111,10 +116,7 @@ def astar_boards(count8: int, count15: int) -> dict[int, np.ndarray]:
 
 def c_astar(size: int, boards: np.ndarray) -> tuple[list[tuple[int, int, int]], float]:
     """(cost, generated, expanded) per board and the search CPU seconds of the C A*."""
-    exe = Path(tempfile.gettempdir()) / "tilesweep_c_astar"
-    if not exe.exists():
-        subprocess.run(["gcc", "-O3", "-march=native", "-o", str(exe), str(ROOT / "benchmarks" / "c_astar.c")],
-                       check=True)
+    exe = built("c_astar")
     text = "\n".join(" ".join(map(str, row)) for row in boards.tolist())
     lines = subprocess.run([str(exe), str(size), *map(str, goal_tiles("blank-last", size))], input=text,
                            check=True, capture_output=True, text=True).stdout.splitlines()
