@@ -26,18 +26,23 @@ from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve  # noqa: E402
 
 
-def run(heuristic: str, prune: str, boards, store) -> tuple[list[int], int, float]:
-    """Costs, total nodes generated and total CPU seconds of one configuration."""
+def run(heuristic: str, prune: str, boards, store, each: bool = False) -> tuple[list[int], int, float]:
+    """Costs, total nodes generated and total CPU seconds of one configuration (``each``:
+    also a line per instance, so a run stopped early still tells what it solved)."""
     goal = goal_tiles("blank-first", 4)
     tables = tables_for(parse_heuristic(heuristic, 4, goal), 4, goal, store)
     solve(Board.goal(4, "blank-first").apply("R"), goal, "idastar", heuristic, tables, prune=prune)  # warm
     costs, nodes, cpu = [], 0, 0.0
-    for board in boards:
+    for number, board in enumerate(boards, 1):
         start = time.process_time()
         result = solve(board, goal, "idastar", heuristic, tables, prune=prune)
-        cpu += time.process_time() - start
+        seconds = time.process_time() - start
+        cpu += seconds
         costs.append(result.cost)
         nodes += result.nodes_generated
+        if each:
+            print(f"  #{number}: cost {result.cost}, {result.nodes_generated:,} nodes, CPU {seconds:.2f} s",
+                  flush=True)
     return costs, nodes, cpu
 
 
@@ -46,6 +51,7 @@ def main() -> None:
     parser.add_argument("-H", "--heuristic", action="append", required=True)
     parser.add_argument("--prune", action="append", default=None, help="parent, fsm[:DEPTH]; repeat")
     parser.add_argument("--first", type=int, default=100, help="only the first N instances")
+    parser.add_argument("--each", action="store_true", help="a line per instance")
     args = parser.parse_args()
     boards = [Board(t, 4) for t in read_instance_file(str(KORF100), 4)[: args.first]]
     print(machine_line())
@@ -53,7 +59,7 @@ def main() -> None:
     with open_store(None) as store:
         for heuristic in args.heuristic:
             for prune in args.prune or ["parent"]:
-                costs, nodes, cpu = run(heuristic, prune, boards, store)
+                costs, nodes, cpu = run(heuristic, prune, boards, store, args.each)
                 reference = reference or costs
                 same = "costs agree" if costs == reference else "COSTS DIFFER"
                 print(f"{heuristic} ({prune}), {len(boards)} instances: total cost {sum(costs)}, "

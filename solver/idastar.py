@@ -15,7 +15,8 @@ taken) and what the heuristic needs to back up.
 
 :func:`_idastar_tiles` serves the per-tile heuristics (Manhattan, misplaced, Euclidean):
 a child's h is one table read from its parent's and the board is touched only for
-children within the bound; it is the benchmark's hot loop. :func:`_idastar` serves every
+children within the bound; it is the benchmark's hot loop. Both prune with the automaton of
+:mod:`solver.fsm` instead when given one, carrying its state per depth. :func:`_idastar` serves every
 heuristic, including linear conflicts and pattern databases.
 """
 
@@ -111,12 +112,13 @@ def tile_deltas(nbr8, tile_cost):
 
 
 @inline_kernel
-def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-                  path, generated, expanded, check_at, limits, deadline):
+def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+                  st_q, path, generated, expanded, check_at, limits, deadline, fsm, use_fsm):
     """One depth-first contour of :func:`_idastar_tiles` below a node at depth ``g0``.
 
-    ``tiles`` (uint64[N]) shows the node, ``blank`` its blank cell, ``s0`` its scaled sum
-    and ``last`` the move that made it (-1 at the start). Children of the node and below
+    ``tiles`` (uint64[N]) shows the node, ``blank`` its blank cell, ``s0`` its scaled sum,
+    ``last`` the move that made it (-1 at the start) and ``q0`` its automaton state (read
+    with ``fsm`` if ``use_fsm``). Children of the node and below
     are generated and counted as in the serial search; the node itself is not.
 
     Returns
@@ -135,6 +137,7 @@ def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_p
     d = 0
     b = np.uint64(blank)
     s_cur = s0
+    q = q0
     p = list_start(blank, last)
     while True:
         code = lists[p]
@@ -148,9 +151,15 @@ def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_p
             tiles[pb] = 0
             b = pb
             s_cur = st_sum[d]
+            q = st_q[d]
             room += scale
             continue
         p += np.uint64(1)
+        nq = q
+        if use_fsm:
+            nq = np.int64(fsm[q * 4 + move_of(code)])
+            if nq < 0:
+                continue  # completes a forbidden move string: not generated
         if generated >= check_at:
             hit = limit_hit(generated, limits, deadline)
             if hit != RUNNING:
@@ -169,6 +178,7 @@ def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_p
         tiles[tgt] = 0
         st_pos[d] = p
         st_sum[d] = s_cur
+        st_q[d] = q
         if s == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, min_excess, d + 1, check_at
@@ -179,13 +189,15 @@ def contour_tiles(tiles, blank, s0, g0, last, bound, scale, lists, delta, goal_p
         room -= scale
         b = tgt
         s_cur = s
+        q = nq
         p = list_start(tgt, move_of(code))
     return RUNNING, generated, expanded, min_excess, 0, check_at
 
 
 @kernel
-def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
-    """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``).
+def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm):
+    """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``),
+    with parent or automaton pruning.
 
     Parameters
     ----------
@@ -195,6 +207,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
     tile_cost : int32[N, N] scaled cost of tile t on cell c
     scale : int64           1, or the fixed-point scale
     limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
+    fsm : int32[S * 4]      pruning automaton (:mod:`solver.fsm`), read if ``use_fsm``
 
     Returns
     -------
@@ -207,6 +220,7 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
     path, bounds, iter_nodes = _outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     blank0 = 0
     h0 = np.int64(0)  # the start's scaled sum
     for c in range(n):
@@ -226,8 +240,8 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits):
         n_iter += 1
         expanded += 1
         status, generated, expanded, min_excess, cost, check_at = contour_tiles(
-            tiles, blank0, h0, 0, -1, bound, scale, lists, delta, goal_pos, st_pos, st_sum, path,
-            generated, expanded, check_at, limits, deadline)
+            tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
+            path, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:
             return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h_root

@@ -100,22 +100,23 @@ _NO_FSM = np.zeros(4, dtype=np.int32)
 _NO_FSM.flags.writeable = False
 
 
-def serves_tiles_kernel(H, automaton=None) -> bool:
-    """Whether IDA* runs ``H`` in the per-tile kernel: a per-tile heuristic, parent pruning."""
-    return H.n_terms == 1 and H.terms[0] == TERM_TILES and automaton is None
+def serves_tiles_kernel(H) -> bool:
+    """Whether IDA* runs ``H`` in the per-tile kernel: a per-tile heuristic, either pruning."""
+    return H.n_terms == 1 and H.terms[0] == TERM_TILES
 
 
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
-    per-tile heuristic with parent pruning, the walking-distance kernel for walking
-    distance alone, else the general one. ``automaton``: :mod:`solver.fsm`, or None."""
+    per-tile heuristic, the walking-distance kernel for walking distance alone, else the
+    general one; each prunes with ``automaton`` (:mod:`solver.fsm`) when given one."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(size)
     fsm = None if automaton is None else automaton.full
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
-    if serves_tiles_kernel(H, automaton):
-        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits)
+    if serves_tiles_kernel(H):
+        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits,
+                                                             table, use_fsm)
     if H.n_terms == 1 and H.terms[0] == TERM_WD:
         step = walk_steps(size, goal)
 

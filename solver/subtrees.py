@@ -28,14 +28,16 @@ NO_BOUND = 1 << 40  # no child was cut off
 
 
 @kernel
-def _subtrees_tiles(boards, gs, lasts, goal_pos, nbr8, tile_cost, scale, bound, stop_at_goal, limits):
+def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bound, stop_at_goal, limits,
+                    fsm, use_fsm):
     """One iteration of :func:`solver.idastar._idastar_tiles` below each row of ``boards``.
 
     Parameters
     ----------
     boards : int8[R, N]     the roots' boards
     gs, lasts : int64[R]    each root's depth and the move that made it
-    goal_pos, nbr8, tile_cost, scale, limits : as :func:`solver.idastar._idastar_tiles`
+    qs : int64[R]           each root's automaton state (read if ``use_fsm``)
+    goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm : as :func:`solver.idastar._idastar_tiles`
     bound : int64           the iteration's bound
     stop_at_goal : bool     stop at the first root whose subtree holds a goal (else search
                             every root, each to its first goal)
@@ -54,6 +56,7 @@ def _subtrees_tiles(boards, gs, lasts, goal_pos, nbr8, tile_cost, scale, bound, 
     scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     tiles = np.empty(n, dtype=np.uint64)
     generated, expanded = np.int64(0), np.int64(0)
     deadline = deadline_of(limits)
@@ -70,8 +73,8 @@ def _subtrees_tiles(boards, gs, lasts, goal_pos, nbr8, tile_cost, scale, bound, 
             if t == 0:
                 blank = c
         st, generated, expanded, min_excess, moves, check_at = contour_tiles(
-            tiles, blank, s0, gs[r], lasts[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-            scratch, generated, expanded, check_at, limits, deadline)
+            tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+            st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
         if min_excess < np.int64(1) << 60:
             next_bound = min(next_bound, bound + (min_excess + scale - 1) // scale)
         if st == SOLVED:
@@ -157,12 +160,12 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
     alone runs in the general kernel)."""
     goal_pos = goal_positions(goal)
     fsm = _NO_FSM if automaton is None else automaton.full
-    if serves_tiles_kernel(H, automaton):
+    if serves_tiles_kernel(H):
         nbr8 = neighbours(size)
 
         def kernel_call(chunk, bound, stop, limits):
-            return _subtrees_tiles(chunk.boards, chunk.g, chunk.last, goal_pos, nbr8, H.tile_cost, H.scale,
-                                   bound, stop, limits)
+            return _subtrees_tiles(chunk.boards, chunk.g, chunk.last, chunk.q, goal_pos, nbr8, H.tile_cost,
+                                   H.scale, bound, stop, limits, fsm, automaton is not None)
     else:
         nbr = neighbours64(size)
 

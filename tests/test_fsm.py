@@ -11,8 +11,13 @@ import naive
 import naive_walking
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import Board, InvalidOptionError, goal_tiles, parse_heuristic, solve
-from tilesweep.solver.fsm import FORBIDDEN, automaton, duplicate_strings, parse_pruning
+from tilesweep.solver.fsm import DEFAULT_DEPTH, FORBIDDEN, automaton, duplicate_strings, parse_pruning
 from tilesweep.solver.generators import random_walk_instance
+from tilesweep.solver.geometry import neighbours64
+from tilesweep.solver.heuristics import kernel_heuristic
+from tilesweep.solver.idastar import _idastar
+from tilesweep.solver.limits import UNLIMITED, make_limits
+from tilesweep.solver.search import goal_positions, idastar_call
 
 ORDER = {m: i for i, m in enumerate("ULRD")}
 
@@ -159,3 +164,36 @@ def test_parse_pruning(text, size, expected):
 def test_bad_pruning_refused(bad):
     with pytest.raises(InvalidOptionError, match=repr(bad)):
         parse_pruning(bad, 4)
+
+
+@pytest.mark.parametrize("size, goal_name, seed, steps, name", [
+    (3, "blank-last", 5, 40, "manhattan"), (3, "blank-first", 6, 40, "misplaced"),
+    (4, "blank-first", 7, 40, "manhattan"), (4, "blank-last", 8, 44, "manhattan"),
+    (4, "blank-first", 9, 36, "euclidean")])
+def test_per_tile_kernel_prunes_as_the_general_kernel(size, goal_name, seed, steps, name):
+    """The per-tile kernel with the automaton gives the general kernel's search, node for node."""
+    goal = goal_tiles(goal_name, size)
+    board = random_walk_instance(size, goal, steps, np.random.default_rng(seed))
+    fsm = automaton(size, DEFAULT_DEPTH[size])
+    H = kernel_heuristic(parse_heuristic(name, size, goal), size, goal)
+    limits = make_limits(UNLIMITED, None, UNLIMITED)
+    kernel, fast = idastar_call(size, goal, H, limits, fsm)
+    assert kernel == "idastar-tiles"
+    general = _idastar(board.array(), size, goal_positions(goal), neighbours64(size), H, limits,
+                       fsm.full, True)
+    got = fast(board.array())
+    status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0 = got
+    assert (int(status), int(cost), int(generated), int(expanded), int(n_iter), int(h0)) == (
+        int(general[0]), int(general[2]), int(general[3]), int(general[4]), int(general[7]), int(general[8]))
+    assert path[:cost].tolist() == general[1][:cost].tolist()
+    assert iter_nodes[:n_iter].tolist() == general[6][:n_iter].tolist()
+    parent = solve(board, goal_name, "idastar", name)
+    assert parent.cost == cost and generated < parent.nodes_generated
+
+
+def test_per_tile_kernel_with_fsm_on_korf_79(korf100):
+    board = Board(korf100[79], 4)
+    fsm = solve(board, "blank-first", "idastar", "manhattan", prune="fsm")
+    parent = solve(board, "blank-first", "idastar", "manhattan")
+    assert fsm.cost == parent.cost == 42 and board.apply(fsm.moves) == Board.goal(4, "blank-first")
+    assert fsm.nodes_generated < parent.nodes_generated
