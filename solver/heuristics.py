@@ -6,7 +6,8 @@ Every heuristic is the same three-part sum that the kernels update per move:
 * optional linear-conflict line tables (Hansson, Mayer & Yung 1992, admissible form),
 * optional disjoint additive pattern databases (Korf & Felner 2002), with the optional
   main-diagonal reflection lookup (the max of the two sums),
-* optional walking distance (Takahashi 2001, :mod:`solver.walking`).
+* optional walking distance (Takahashi 2001, :mod:`solver.walking`), with
+  ``walking-distance+id`` the larger of it and Takahashi's inversion distance per axis.
 
 ``max(A,B,...)`` takes the maximum of its parts inside the kernels: each part is a *term*
 (a set of the parts above that it adds up) and h is the largest term. None of them
@@ -24,11 +25,12 @@ import numpy as np
 
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
-from .hstate import TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
+from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .ranking import placement_count
 from .walking import WalkTable, walk_table
 
-BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", "walking-distance")
+WALKING = ("walking-distance", "walking-distance+id")
+BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", *WALKING)
 PER_TILE = ("manhattan", "linear-conflict", "euclidean", "misplaced")
 WD_SIZES = (3, 4)  # the 5x5 pattern code would not fit 64 bits
 MAX_TERMS = 4
@@ -81,7 +83,7 @@ class HeuristicSpec:
 def heuristic_names(size: int) -> list[str]:
     """Every heuristic name offered for ``size``, base names first."""
     pdbs = [f"pdb:{p}" for p in PARTITIONS.get(size, {})]
-    bases = [b for b in BASE_HEURISTICS if b != "walking-distance" or size in WD_SIZES]
+    bases = [b for b in BASE_HEURISTICS if b not in WALKING or size in WD_SIZES]
     return bases + pdbs + [p + "+reflect" for p in pdbs]
 
 
@@ -127,12 +129,12 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
     ``max(pdb:6-6-3+reflect,walking-distance)``)."""
     if name.startswith("max(") and name.endswith(")"):
         return _parse_max(name, size, goal)
-    _refuse_sum(name)
-    if name == "walking-distance" and size not in WD_SIZES:
+    if name in WALKING and size not in WD_SIZES:
         raise UnknownNameError(f"heuristic {name!r} is built for sizes "
                                f"{', '.join(map(str, WD_SIZES))} only, not {size}")
     if name in BASE_HEURISTICS:
         return HeuristicSpec(name, name)
+    _refuse_sum(name)
     if not name.startswith("pdb:"):
         raise UnknownNameError(f"heuristic {name!r} is not known; expected one of: "
                                + ", ".join(heuristic_names(size)) + ", or pdb:GROUPS[+reflect]")
@@ -150,7 +152,8 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
 
 
 def _refuse_sum(name: str) -> None:
-    """Refuse ``A+B``: only ``+reflect`` may follow a name."""
+    """Refuse ``A+B``: only ``+reflect`` may follow a name (``walking-distance+id`` is a
+    name of its own)."""
     head, plus, tail = name.partition("+")
     if plus and tail != "reflect":
         raise InvalidOptionError(
@@ -168,7 +171,7 @@ def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
     parts = [parse_heuristic(text, size, goal) for text in texts]
     pdbs = [p for p in parts if p.is_pdb]
     per_tile = {p.base for p in parts if p.base in PER_TILE}
-    if len(pdbs) > 1 or sum(p.base == "walking-distance" for p in parts) > 1 or \
+    if len(pdbs) > 1 or sum(p.base in WALKING for p in parts) > 1 or \
             len(per_tile - {"manhattan", "linear-conflict"}) + bool(per_tile & {"manhattan", "linear-conflict"}) > 1:
         raise InvalidOptionError(f"heuristic {name!r}: a max takes at most one pattern database, one "
                                  "walking distance and one of euclidean, misplaced or "
@@ -183,8 +186,10 @@ class KernelHeuristic(NamedTuple):
     tile_cost : int32[N, N]   cost of tile t on cell c (0 for the blank), times ``scale``
     scale : int64             1, or the fixed-point scale of Euclidean distance
     use_lc : bool             add linear conflicts
-    lc_code : int32[2n, N]    per line (rows, then columns) each tile's code:
-                              0 not of this line, else 1 + its index along the line
+    lc_code : int32[2n + 2, N]  per line (rows, then columns) each tile's code:
+                              0 not of this line, else 1 + its index along the line;
+                              then each tile's goal place in row-major and in
+                              column-major order (inversion distance)
     lc_table : uint8[(n+1)^n] 2 x tiles to remove so a line's own tiles are in order
     n_groups : int64          pattern groups in use (0 for none)
     tile_group : int8[N]      group of each tile, -1 for none
@@ -196,7 +201,8 @@ class KernelHeuristic(NamedTuple):
     refl_cell : int8[N]       cell mirrored about the main diagonal
     terms : int64[MAX_TERMS]  per term, the parts it adds (hstate.TERM_* bits); h = max
     n_terms : int64           terms in use
-    use_wd : bool             track walking distance
+    use_wd : bool             track walking distance (and, for a term with TERM_ID,
+                              inversions)
     goal_row, goal_col : int64[N]     goal row and column of each tile
     wd_link_v, wd_link_h : int32[:]   walking-distance link tables (:mod:`solver.walking`)
     wd_v, wd_h : (int64[P], int32[P], uint8[P])  pattern codes, numbers and distances
@@ -270,15 +276,18 @@ def line_conflict_table(size: int) -> np.ndarray:
 
 
 def line_codes(size: int, goal: tuple[int, ...]) -> np.ndarray:
-    """``int32[2n, N]``: code of each tile in each row line, then each column line."""
+    """``int32[2n + 2, N]``: code of each tile in each row line, then each column line;
+    then the tile's goal place in row-major order and in column-major order."""
     n = size * size
-    codes = np.zeros((2 * size, n), dtype=np.int32)
+    codes = np.zeros((2 * size + 2, n), dtype=np.int32)
     for cell_goal, tile in enumerate(goal):
         if tile == 0:
             continue
         gr, gc = divmod(cell_goal, size)
         codes[gr, tile] = 1 + gc
         codes[size + gc, tile] = 1 + gr
+        codes[2 * size, tile] = cell_goal
+        codes[2 * size + 1, tile] = gc * size + gr
     return codes
 
 
@@ -340,16 +349,17 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
         padded.append(view)
     refl_tile, refl_cell = reflection(size, goal)
     terms = term_masks(spec.bases)
+    use_wd = any(b in WALKING for b in spec.bases)
     return KernelHeuristic(cost, scale, "linear-conflict" in spec.bases, line_codes(size, goal),
                            line_conflict_table(size), len(spec.groups), tile_group, group_tiles,
                            group_k, tuple(padded), spec.reflect, refl_tile, refl_cell, terms,
-                           len(spec.bases), "walking-distance" in spec.bases,
-                           *walk_arrays(size, goal, "walking-distance" in spec.bases))
+                           len(spec.bases), use_wd, *walk_arrays(size, goal, use_wd))
 
 
 def term_masks(bases: tuple[str, ...]) -> np.ndarray:
     """``int64[MAX_TERMS]``: the parts (hstate.TERM_* bits) each term adds up."""
-    bits = {"linear-conflict": TERM_TILES | TERM_LC, "pdb": TERM_PDB, "walking-distance": TERM_WD}
+    bits = {"linear-conflict": TERM_TILES | TERM_LC, "pdb": TERM_PDB, "walking-distance": TERM_WD,
+            "walking-distance+id": TERM_WD | TERM_ID}
     masks = np.zeros(MAX_TERMS, dtype=np.int64)
     masks[: len(bases)] = [bits.get(b, TERM_TILES) for b in bases]
     return masks

@@ -2,8 +2,8 @@
 
 A search keeps the board twice (``tiles[cell]`` and ``pos[tile]``) and, per depth, a
 row of the heuristic's parts (int64[HS_LEN]): the scaled per-tile sum, the
-linear-conflict and pattern sums, each line's and group's value, and the two walking
-distance patterns. A move changes one tile, so it changes at most two lines, one group,
+linear-conflict and pattern sums, each line's and group's value, the two walking
+distance patterns and, for ``walking-distance+id``, the two inversion counts. A move changes one tile, so it changes at most two lines, one group,
 one reflected group and one walking-distance pattern: a child's h is the parent's row
 plus those few differences (:func:`child_h`), and only a child that is kept gets a row
 of its own (:func:`commit_child`). The heuristic is the maximum over its terms of the
@@ -24,12 +24,16 @@ HS_LINE0 = 4            # 2n line values (n <= 5)
 HS_GROUP0 = 14          # MAX_GROUPS group values
 HS_RGROUP0 = 22         # MAX_GROUPS reflected group values
 HS_WD_V, HS_WD_H = 30, 31  # walking distance: pattern << WD_BITS | its distance, per axis
-HS_LEN = 32
-PARTS_LEN = 9           # what child_h hands to commit_child
+HS_ID_V, HS_ID_H = 32, 33  # inversions << ID_BITS | inversion distance, per axis
+HS_LEN = 34
+PARTS_LEN = 11          # what child_h hands to commit_child
 
-# Parts a term of a heuristic adds up (bits of KernelHeuristic.terms)
-TERM_TILES, TERM_LC, TERM_PDB, TERM_WD = 1, 2, 4, 8
+# Parts a term of a heuristic adds up (bits of KernelHeuristic.terms); TERM_ID marks the
+# walking distance of a term as ``walking-distance+id``
+TERM_TILES, TERM_LC, TERM_PDB, TERM_WD, TERM_ID = 1, 2, 4, 8, 16
 WD_MASK = (1 << WD_BITS) - 1
+ID_BITS = 8  # inversion distance per axis (4x4: at most 35)
+ID_MASK = (1 << ID_BITS) - 1
 
 
 @inline_kernel
@@ -85,6 +89,27 @@ def combine(t, lc, p, w, terms, n_terms):
 
 
 @inline_kernel
+def has_term(terms, n_terms, bit):
+    """Whether a term of the heuristic has part ``bit``."""
+    for i in range(n_terms):
+        if terms[i] & bit:
+            return True
+    return False
+
+
+@inline_kernel
+def walk_value(v, h, id_v, id_h, use_id):
+    """Walking distance of two axis patterns; with ``use_id`` each axis takes the larger
+    of its walking and inversion distance (``walking-distance+id``)."""
+    wv = v & WD_MASK
+    wh = h & WD_MASK
+    if use_id:
+        wv = max(wv, id_v & ID_MASK)
+        wh = max(wh, id_h & ID_MASK)
+    return wv + wh
+
+
+@inline_kernel
 def h_of_row(row, scale, reflect, terms, n_terms):
     """The heuristic value held in one row of parts."""
     t = row[HS_TILES]
@@ -93,8 +118,67 @@ def h_of_row(row, scale, reflect, terms, n_terms):
     p = row[HS_PDB]
     if reflect and row[HS_PDB_REFL] > p:
         p = row[HS_PDB_REFL]
-    w = (row[HS_WD_V] & WD_MASK) + (row[HS_WD_H] & WD_MASK)
+    w = walk_value(row[HS_WD_V], row[HS_WD_H], row[HS_ID_V], row[HS_ID_H],
+                   has_term(terms, n_terms, TERM_ID))
     return combine(t, row[HS_LC], p, w, terms, n_terms)
+
+
+@inline_kernel
+def with_distance(inv, size):
+    """``inv << ID_BITS`` | Takahashi's inversion distance of ``inv`` inversions on one axis.
+
+    A move along the axis carries a tile past ``size - 1`` others in the axis' reading
+    order, changing the count by at most ``size - 1`` and by an amount of that parity; on
+    4x4 (steps of 1 or 3) the fewest moves are ``inv // 3 + inv % 3``, and on 3x3 (steps
+    of 0 or 2, the count is even) ``inv // 2``: ``inv // (n - 1) + inv % (n - 1)`` for both.
+    """
+    return (inv << ID_BITS) | (inv // (size - 1) + inv % (size - 1))
+
+
+@inline_kernel
+def reading_cell(k, size, by_column):
+    """The cell at place ``k`` of the row-major (or, ``by_column``, column-major) order."""
+    if by_column:
+        return (k % size) * size + k // size
+    return k
+
+
+@inline_kernel
+def inversions(tiles, size, lc_code, by_column):
+    """Pairs of tiles out of their goal order, read row by row (or column by column)."""
+    axis = 2 * size + (1 if by_column else 0)
+    n = tiles.shape[0]
+    count = np.int64(0)
+    for i in range(n):
+        a = tiles[reading_cell(i, size, by_column)]
+        if a == 0:
+            continue
+        for j in range(i + 1, n):
+            b = tiles[reading_cell(j, size, by_column)]
+            if b != 0 and lc_code[axis, a] > lc_code[axis, b]:
+                count += 1
+    return count
+
+
+@inline_kernel
+def inversion_step(tiles, t, blank, target, size, lc_code):
+    """Change of the inversions of the moved axis when tile ``t`` moves from ``target`` into
+    ``blank``: it passes the ``size - 1`` tiles between the two cells in the reading order of
+    that axis (column-major for a horizontal move). The board may show the move or not."""
+    blank, target = np.int64(blank), np.int64(target)
+    by_column = blank // size == target // size
+    axis = 2 * size + (1 if by_column else 0)
+    a = (target % size) * size + target // size if by_column else target
+    b = (blank % size) * size + blank // size if by_column else blank
+    earlier = b < a
+    gt = lc_code[axis, t]
+    delta = np.int64(0)
+    for k in range(min(a, b) + 1, max(a, b)):
+        if (gt > lc_code[axis, tiles[reading_cell(k, size, by_column)]]) == earlier:
+            delta += 1
+        else:
+            delta -= 1
+    return delta
 
 
 @inline_kernel
@@ -141,6 +225,9 @@ def h_init(tiles, pos, size, H, rows, d):
     if use_wd:
         row[HS_WD_V] = wd_pattern(tiles, size, goal_row, False, wd_v[0], wd_v[1], wd_v[2])
         row[HS_WD_H] = wd_pattern(tiles, size, goal_col, True, wd_h[0], wd_h[1], wd_h[2])
+        if has_term(terms, n_terms, TERM_ID):
+            row[HS_ID_V] = with_distance(inversions(tiles, size, lc_code, False), size)
+            row[HS_ID_H] = with_distance(inversions(tiles, size, lc_code, True), size)
     return h_of_row(row, scale, reflect, terms, n_terms)
 
 
@@ -167,6 +254,19 @@ def wd_step(row, size, t, blank, target, goal_row, goal_col, wd_link_v, wd_link_
 
 
 @inline_kernel
+def id_step(tiles, size, t, blank, target, row, lc_code, parts):
+    """``walking-distance+id`` of the child, after :func:`wd_step` wrote its patterns to ``parts``."""
+    id_v, id_h = row[HS_ID_V], row[HS_ID_H]
+    delta = inversion_step(tiles, t, blank, target, size, lc_code)
+    if blank // size != target // size:
+        id_v = with_distance((id_v >> ID_BITS) + delta, size)
+    else:
+        id_h = with_distance((id_h >> ID_BITS) + delta, size)
+    parts[9], parts[10] = id_v, id_h
+    return walk_value(parts[7], parts[8], id_v, id_h, True)
+
+
+@inline_kernel
 def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
             lc_table, n_groups, group_tiles, group_k, g, table_g, g2, table_g2, reflect,
             refl_tile, refl_cell, w, terms, n_terms, parts):
@@ -174,13 +274,16 @@ def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_l
 
     The board must already show the move. ``g`` and ``g2`` are the groups of ``t`` and of
     its mirror tile (-1 for none) and ``table_g``, ``table_g2`` their tables; ``w`` is the
-    child's walking distance (:func:`wd_step`, 0 when unused). (Python passes a call of
+    child's walking distance (:func:`wd_step`, 0 when unused), to which a term marked
+    ``TERM_ID`` adds the inversion distance. (Python passes a call of
     more than 30 arguments as ``*args``, which numba cannot inline.) The new
     parts go to ``parts`` (int64[PARTS_LEN]: tile sum, line a, value a, line b, value b,
-    group value, mirror group value, vertical and horizontal walking-distance patterns)
-    for :func:`commit_child`.
+    group value, mirror group value, vertical and horizontal walking-distance patterns,
+    vertical and horizontal inversions) for :func:`commit_child`.
     """
     row = rows[d]
+    if has_term(terms, n_terms, TERM_ID):  # only with walking distance in use
+        w = id_step(tiles, size, t, blank, target, row, lc_code, parts)
     s = row[HS_TILES] + tile_cost[t, blank] - tile_cost[t, target]
     parts[0] = s
     ht = s if scale == 1 else (s + scale - 1) // scale
@@ -231,6 +334,8 @@ def commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts):
     if use_wd:
         row[HS_WD_V] = parts[7]
         row[HS_WD_H] = parts[8]
+        row[HS_ID_V] = parts[9]
+        row[HS_ID_H] = parts[10]
 
 
 @inline_kernel

@@ -1,15 +1,19 @@
-"""IDA* with walking distance alone: one link-table read per child.
+"""IDA* with walking distance alone (or ``walking-distance+id``): one link-table read per child.
 
 The same search as :func:`solver.idastar._idastar_tiles` (successor lists, the goal test
 at generation within the bound, the root counted once), with h = WD_v + WD_h carried as
 the two axis patterns (:mod:`solver.walking`): a vertical move changes only the vertical
 pattern, a horizontal one only the horizontal, so a child's h is one read of the link
-table and the board is touched only for children within the bound. ``fsm`` prunes move
-strings (:mod:`solver.fsm`) when ``use_fsm`` is set; parent pruning is in the lists.
+table and the board is touched only for children within the bound. With ``use_id`` each
+axis also counts its inversions (:func:`solver.hstate.inversion_step`: the ``n - 1`` tiles
+the moved tile passes) and takes the larger of its walking and inversion distance.
+``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set; parent pruning is
+in the lists.
 """
 
 import numpy as np
 
+from .hstate import ID_BITS, inversion_step, inversions, walk_value, with_distance
 from .idastar import (
     LIST_END,
     MAX_DEPTH,
@@ -33,7 +37,7 @@ WD_MASK = (1 << WD_BITS) - 1
 
 @kernel
 def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fsm, use_fsm,
-                  limits):
+                  limits, lc_code, use_id):
     """IDA* guided by walking distance.
 
     Parameters
@@ -48,6 +52,9 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
     v0, h0 : int64            the start's axis patterns, ``number << WD_BITS | distance``
     fsm : int32[S * 4]        pruning automaton (:mod:`solver.fsm`), read if ``use_fsm``
     limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
+    lc_code : int32[2n + 2, N]  its last two rows (goal places in row-major and column-major
+                              order) are read if ``use_id`` (:mod:`solver.heuristics`)
+    use_id : bool             ``walking-distance+id``
 
     Returns
     -------
@@ -62,11 +69,17 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
     st_v = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     st_h = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_iv = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st_ih = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     blank0 = 0
     for c in range(n):
         if tiles8[c] == 0:
             blank0 = c
-    h_root = (v0 & WD_MASK) + (h0 & WD_MASK)
+    iv0 = ih0 = np.int64(0)
+    if use_id:
+        iv0 = with_distance(inversions(tiles, size, lc_code, False), size)
+        ih0 = with_distance(inversions(tiles, size, lc_code, True), size)
+    h_root = walk_value(v0, h0, iv0, ih0, use_id)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     deadline = deadline_of(limits)
@@ -82,6 +95,7 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
         d = 0
         b = np.uint64(blank0)
         v, h, q = v0, h0, np.int64(0)
+        iv, ih = iv0, ih0
         p = list_start(blank0, -1)
         while True:
             code = lists[p]
@@ -95,6 +109,7 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
                 tiles[pb] = 0
                 b = pb
                 v, h, q = st_v[d], st_h[d], st_q[d]
+                iv, ih = st_iv[d], st_ih[d]
                 continue
             p += np.uint64(1)
             m = move_of(code)
@@ -112,13 +127,17 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
             generated += 1
             tgt = target_of(code)
             t = tiles[tgt]
-            v2, h2 = v, h
+            v2, h2, iv2, ih2 = v, h, iv, ih
             k = step[np.int64(t) * 4 + m]
             if m == 0 or m == 3:  # U or D: the tile changes row
                 v2 = np.int64(link_v[(v >> WD_BITS) * row + k])
+                if use_id:
+                    iv2 = with_distance((iv >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
             else:
                 h2 = np.int64(link_h[(h >> WD_BITS) * row + k])
-            wd = (v2 & WD_MASK) + (h2 & WD_MASK)
+                if use_id:
+                    ih2 = with_distance((ih >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
+            wd = walk_value(v2, h2, iv2, ih2, use_id)
             f = d + 1 + wd
             if f > bound:
                 if f < next_bound:
@@ -128,6 +147,7 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
             tiles[tgt] = 0
             st_pos[d] = p
             st_v[d], st_h[d], st_q[d] = v, h, q
+            st_iv[d], st_ih[d] = iv, ih
             if wd == 0 and is_goal(tiles, goal_pos):
                 write_path(path, lists, st_pos, d + 1)
                 iter_nodes[n_iter - 1] = generated - start_generated
@@ -138,6 +158,7 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
             d += 1
             b = tgt
             v, h, q = v2, h2, nq
+            iv, ih = iv2, ih2
             p = list_start(tgt, m)
         iter_nodes[n_iter - 1] = generated - start_generated
         bound = next_bound

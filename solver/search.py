@@ -11,7 +11,7 @@ from .astar import _astar, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
-from .hstate import HS_LEN, TERM_TILES, TERM_WD, h_init
+from .hstate import HS_LEN, TERM_ID, TERM_TILES, TERM_WD, h_init
 from .idastar import _idastar, _idastar_tiles
 from .idastar_walk import _idastar_walk, walk_steps
 from .status import SOLVED, outcome
@@ -107,8 +107,9 @@ def serves_tiles_kernel(H) -> bool:
 
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
-    per-tile heuristic, the walking-distance kernel for walking distance alone, else the
-    general one; each prunes with ``automaton`` (:mod:`solver.fsm`) when given one."""
+    per-tile heuristic, the walking-distance kernel for walking distance alone (with or
+    without ``+id``), else the general one; each prunes with ``automaton``
+    (:mod:`solver.fsm`) when given one."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(size)
     fsm = None if automaton is None else automaton.full
@@ -117,13 +118,14 @@ def idastar_call(size, goal, H, limits, automaton=None):
     if serves_tiles_kernel(H):
         return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits,
                                                              table, use_fsm)
-    if H.n_terms == 1 and H.terms[0] == TERM_WD:
+    if H.n_terms == 1 and H.terms[0] & ~TERM_ID == TERM_WD:
         step = walk_steps(size, goal)
+        use_id = bool(H.terms[0] & TERM_ID)
 
         def call(tiles):
             v0, h0 = start_patterns(tiles.tolist(), goal, size)
             return _idastar_walk(tiles, size, goal_pos, nbr, step, H.wd_link_v, H.wd_link_h,
-                                 v0, h0, table, use_fsm, limits)
+                                 v0, h0, table, use_fsm, limits, H.lc_code, use_id)
         return "idastar-walk", call
     nbr64 = neighbours64(size)
     return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)

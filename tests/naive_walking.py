@@ -92,3 +92,46 @@ def walking_distance_by_table(tiles, goal) -> int:
     searches that need it at thousands of boards."""
     goal = tuple(goal)
     return sum(_all_distances(goal, t)[_rows(tiles, goal, t)] for t in (False, True))
+
+
+def inversions(tiles, goal, transpose: bool) -> int:
+    """Pairs of tiles out of goal order, read row by row (``transpose``: column by column)."""
+    size = math.isqrt(len(tiles))
+
+    def reading(board):
+        cells = [(c % size) * size + c // size if transpose else c for c in range(len(board))]
+        return [t for t in (board[cells.index(k)] for k in range(len(board))) if t != 0]
+    place = {t: i for i, t in enumerate(reading(goal))}
+    order = [place[t] for t in reading(tiles)]
+    return sum(a > b for i, a in enumerate(order) for b in order[i + 1:])
+
+
+def inversion_distance(inv: int, size: int) -> int:
+    """Fewest axis moves that can undo ``inv`` inversions, by a BFS over counts: a move
+    carries a tile past ``size - 1`` others, so it changes the count by at most that much
+    and by an amount of the same parity."""
+    steps = [k for k in range(-(size - 1), size) if (k - (size - 1)) % 2 == 0]
+    top = inv + size
+    seen = {inv: 0}
+    queue = deque([inv])
+    while queue:
+        x = queue.popleft()
+        if x == 0:
+            return seen[x]
+        for k in steps:
+            if 0 <= x + k <= top and x + k not in seen:
+                seen[x + k] = seen[x] + 1
+                queue.append(x + k)
+    raise ValueError(f"{inv} inversions cannot be undone")
+
+
+def walking_inversion_distance(tiles, goal, by_table: bool = False) -> int:
+    """``walking-distance+id``: per axis the larger of walking and inversion distance."""
+    size = math.isqrt(len(tiles))
+    goal = tuple(goal)
+    total = 0
+    for transpose in (False, True):
+        wd = (_all_distances(goal, transpose)[_rows(tiles, goal, transpose)] if by_table
+              else axis_distance(tiles, goal, transpose))
+        total += max(wd, inversion_distance(inversions(tiles, goal, transpose), size))
+    return total

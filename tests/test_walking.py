@@ -1,5 +1,5 @@
-"""Walking distance and max(...): tables, values against a naive BFS, admissibility,
-consistency, the kernels' per-move updates, and the refused combinations."""
+"""Walking distance, walking-distance+id and max(...): tables, values against a naive BFS,
+admissibility, consistency, the kernels' per-move updates, and the refused combinations."""
 
 import random
 
@@ -56,21 +56,54 @@ def test_equals_naive_bfs_on_random_15_puzzles(goal_name, count):
         assert wd >= naive.manhattan(b, goal), b
 
 
+@pytest.mark.parametrize("size, goal_name", [(3, "blank-last"), (4, "blank-first"), (4, "blank-last")])
+def test_walking_inversion_distance_equals_naive(size, goal_name):
+    """walking-distance+id from scratch equals the naive per-axis max(WD, ID) (inversions
+    counted pair by pair, their distance by a BFS over counts), is at least WD and changes
+    by at most 1 per move along random walks."""
+    goal = goal_tiles(goal_name, size)
+    rng = random.Random(f"id{size}{goal_name}")
+    boards = []
+    while len(boards) < 30:
+        b = tuple(rng.sample(range(size * size), size * size))
+        if size == 4 or naive.solvable(b, goal_name):  # 3x3: an unsolvable board has odd inversions
+            boards.append(b)
+    expected = [naive_walking.walking_inversion_distance(b, goal, by_table=True) for b in boards]
+    assert kernel_values("walking-distance+id", size, goal, boards).tolist() == expected
+    assert kernel_values("max(walking-distance+id,manhattan)", size, goal, boards).tolist() == expected
+    wd = kernel_values("walking-distance", size, goal, boards)
+    assert (np.array(expected) >= wd).all() and (np.array(expected) > wd).any()
+    walk = [random_walk_instance(size, goal, 60, np.random.default_rng(seed)).tiles for seed in range(3)]
+    for start in walk:
+        states = [start]
+        for _, nxt in naive.successors(start):
+            states += [nxt, *(s for _, s in naive.successors(nxt))]
+        values = kernel_values("walking-distance+id", size, goal, states).tolist()
+        assert values[0] == naive_walking.walking_inversion_distance(start, goal, by_table=True)
+        for s, v in zip(states, values, strict=True):
+            assert all(abs(v - values[states.index(n)]) <= 1 for _, n in naive.successors(s) if n in states)
+
+
 @pytest.mark.parametrize("goal_name", GOALS)
 def test_admissible_consistent_on_all_8_puzzle_states(goal_name):
+    """walking-distance and walking-distance+id: Manhattan <= WD <= WD+ID <= the true
+    distance, and each changes by at most 1 per move, on every state."""
     goal = goal_tiles(goal_name, 3)
     dist = naive.bfs_distances(goal)
     states = sorted(dist)
     assert len(states) == 181_440
     wd = dict(zip(states, kernel_values("walking-distance", 3, goal, states).tolist(), strict=True))
-    assert wd[goal] == 0
+    wid = dict(zip(states, kernel_values("walking-distance+id", 3, goal, states).tolist(), strict=True))
+    assert wd[goal] == wid[goal] == 0
     for s in states:
-        assert naive.manhattan(s, goal) <= wd[s] <= dist[s], s
+        assert naive.manhattan(s, goal) <= wd[s] <= wid[s] <= dist[s], s
         for _, nxt in naive.successors(s):
-            assert abs(wd[s] - wd[nxt]) <= 1, (s, nxt)
+            assert abs(wd[s] - wd[nxt]) <= 1 and abs(wid[s] - wid[nxt]) <= 1, (s, nxt)
+    assert sum(wid[s] > wd[s] for s in states) > 0
     sample = random.Random(1).sample(states, 300)
     assert [wd[s] for s in sample] == [naive_walking.walking_distance(s, goal) for s in sample]
     assert [wd[s] for s in sample] == [naive_walking.walking_distance_by_table(s, goal) for s in sample]
+    assert [wid[s] for s in sample] == [naive_walking.walking_inversion_distance(s, goal) for s in sample]
 
 
 @pytest.mark.parametrize("goal_name", GOALS)
@@ -101,6 +134,9 @@ NAIVE = {
     "walking-distance": memo(naive_walking.walking_distance_by_table),
     "max(linear-conflict,walking-distance)": memo(
         lambda s, g: max(naive.linear_conflict(s, g), naive_walking.walking_distance_by_table(s, g))),
+    "walking-distance+id": memo(lambda s, g: naive_walking.walking_inversion_distance(s, g, by_table=True)),
+    "max(linear-conflict,walking-distance+id)": memo(
+        lambda s, g: max(naive.linear_conflict(s, g), naive_walking.walking_inversion_distance(s, g, by_table=True))),
 }
 
 
@@ -138,15 +174,18 @@ def test_korf_79_and_fast_instances(korf100):
     ("linear-conflict+walking-distance", InvalidOptionError), ("max(pdb:7-8,pdb:6-6-3)", InvalidOptionError),
     ("max(walking-distance)", InvalidOptionError), ("max(euclidean,manhattan)", InvalidOptionError),
     ("max(max(manhattan,misplaced),walking-distance)", InvalidOptionError),
-    ("max(walking-distance,walking-distance)", InvalidOptionError), ("max(manhattan,bogus)", UnknownNameError)])
+    ("max(walking-distance,walking-distance)", InvalidOptionError), ("max(manhattan,bogus)", UnknownNameError),
+    ("max(walking-distance,walking-distance+id)", InvalidOptionError), ("walking-distance+id+id", InvalidOptionError),
+    ("walking-distance+id+reflect", InvalidOptionError)])
 def test_refused_combinations(name, error):
     with pytest.raises(error, match="heuristic"):
         parse_heuristic(name, 4, goal_tiles("blank-first", 4))
 
 
-def test_walking_distance_refused_for_5x5():
+@pytest.mark.parametrize("name", ["walking-distance", "walking-distance+id"])
+def test_walking_distance_refused_for_5x5(name):
     with pytest.raises(UnknownNameError, match="sizes 3, 4"):
-        parse_heuristic("walking-distance", 5, goal_tiles("blank-last", 5))
+        parse_heuristic(name, 5, goal_tiles("blank-last", 5))
 
 
 def test_max_with_explicit_groups_parses():
