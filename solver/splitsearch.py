@@ -49,6 +49,7 @@ class SplitOutcome:
     completed: int = 0          # nodes of the iterations that ended without a goal
     last: int = 0               # nodes of the last iteration
     seconds: float = 0.0
+    iteration_seconds: list | None = None  # wall time of each iteration
 
 
 def local_chunks(search):
@@ -74,10 +75,11 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
     budget and time limit of ``limits`` hold for the whole search: each iteration's chunks
     get what is left of them, and the search stops when one is met.
     """
-    out = SplitOutcome(iterations=[])
+    out = SplitOutcome(iterations=[], iteration_seconds=[])
     start = time.perf_counter()
     bound = h0
     while len(out.iterations) < MAX_ITERATIONS:
+        began = time.perf_counter()
         top = frontier.at(bound, NO_BOUND)
         stop = not complete_last_iteration
         chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, n_chunks)
@@ -86,6 +88,7 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
         out.generated += nodes
         out.expanded += top.expanded + sum(r.expanded for r in results)
         out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
+        out.iteration_seconds.append(time.perf_counter() - began)
         out.last = nodes
         found = [(int(frontier.rank[g]), frontier.path(g)) for g in top.goals]
         found += [(int(frontier.rank[r.solved]), frontier.path(r.solved) + r.moves) for r in results if r.solved >= 0]
@@ -123,7 +126,8 @@ def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: i
         result.cost, result.moves = len(out.moves), out.moves
         result.ebf = effective_branching_factor(out.generated, result.cost)
     result.extra.update(nodes_completed_iterations=out.completed, nodes_last_iteration=out.last,
-                        workers=workers, split_depth=split_depth, frontier_roots=n_roots)
+                        workers=workers, split_depth=split_depth, frontier_roots=n_roots,
+                        iteration_seconds=out.iteration_seconds)
     return result
 
 

@@ -1,0 +1,80 @@
+"""Parallel IDA* of one board against serial IDA*: wall time, speed-up and node counts.
+
+    python benchmarks/parallel_speedup.py                     # Korf #1, Manhattan, 2 workers
+    python benchmarks/parallel_speedup.py --korf 88 --repeats 1
+
+Serial IDA* runs in this process; parallel IDA* (``solve --parallel``) on an embedded
+LocalCluster of ``--workers`` processes, once cancelling the last iteration's tasks at the
+first goal and once searching it whole (``--complete-last-iteration``). Runs alternate;
+each line gives wall seconds of the search (the cluster's start and the kernels'
+compilation excluded), the 1-minute load average before the run, and the node counts,
+which must be serial IDA*'s for every iteration before the last. The Dask overhead of an
+iteration is estimated from the iterations that generate under 10,000 nodes (their
+search takes microseconds, so their wall time is Dask's round trip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tilesweep.cluster.connect import connect  # noqa: E402
+from tilesweep.cluster.parallel import dask_runner  # noqa: E402
+from tilesweep.jobs.runrecord import machine_line  # noqa: E402
+from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
+from tilesweep.solver import Board, solve  # noqa: E402
+from tilesweep.solver.options import check_split_depth  # noqa: E402
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--korf", type=int, default=1, help="Korf instance number (1-100)")
+    parser.add_argument("--heuristic", default="manhattan")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--split-depth", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    depth = check_split_depth(args.split_depth, 4)
+    board = Board(read_instance_file(str(KORF100), 4)[args.korf - 1], 4)
+    print(machine_line())
+    print(f"Korf #{args.korf}, {args.heuristic}, {args.workers} workers, split depth {depth}")
+    solve(Board.goal(4, "blank-first").apply("R"), "blank-first", "idastar", args.heuristic)  # compile
+    serial_best, par_best = float("inf"), {}
+    with connect(workers=args.workers) as client:
+        runners = {"stop at goal": dask_runner(client, None, depth),
+                   "whole last iteration": dask_runner(client, None, depth, complete_last_iteration=True)}
+        for _ in range(args.repeats):
+            before = load()
+            serial = solve(board, "blank-first", "idastar", args.heuristic)
+            completed = sum(it["nodes_generated"] for it in serial.iterations[:-1])
+            serial_best = min(serial_best, serial.seconds)
+            print(f"serial                {serial.seconds:8.3f} s  {before}  {serial.nodes_generated:,} nodes "
+                  f"(completed iterations {completed:,}, last {serial.iterations[-1]['nodes_generated']:,})")
+            for label, runner in runners.items():
+                before = load()
+                par = solve(board, "blank-first", "idastar", args.heuristic, split=runner)
+                x = par.extra
+                same = "equal" if x["nodes_completed_iterations"] == completed and par.cost == serial.cost else "DIFFER"
+                par_best[label] = min(par_best.get(label, float("inf")), par.seconds)
+                small = [s for s, it in zip(x["iteration_seconds"], par.iterations, strict=True)
+                         if it["nodes_generated"] < 10_000]
+                overhead = f"{1000 * sum(small) / len(small):.0f} ms" if small else "-"
+                print(f"{label:<21} {par.seconds:8.3f} s  {before}  {par.nodes_generated:,} nodes (completed "
+                      f"iterations {x['nodes_completed_iterations']:,}: {same}; last {x['nodes_last_iteration']:,}); "
+                      f"speed-up {serial.seconds / par.seconds:.2f}; Dask round trip per small iteration {overhead}")
+    for label, best in par_best.items():
+        print(f"best of {args.repeats}: serial {serial_best:.3f} s, {label} {best:.3f} s, "
+              f"speed-up {serial_best / best:.2f}")
+
+
+if __name__ == "__main__":
+    main()
