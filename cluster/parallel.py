@@ -14,15 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from distributed import Client, as_completed, get_worker
 
 from tilesweep.solver.fsm import automaton as fsm_automaton
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
-from tilesweep.solver.limits import make_limits
 from tilesweep.solver.splitsearch import split_runner
 from tilesweep.solver.status import RUNNING
-from tilesweep.solver.subtrees import Chunk, ChunkResult, subtrees_call
+from tilesweep.solver.subtrees import Chunk, ChunkResult, subtrees_call, warmed
 
 from .connect import ClusterError
 from .plugin import SweepPlugin
@@ -60,15 +58,8 @@ def search_chunk(job: SubtreeJob, chunk: Chunk, bound: int, stop_at_goal: bool, 
 
 
 def warm(job: SubtreeJob, dask_worker=None) -> None:
-    """Compile (or load) the chunk kernel in this worker: one root, the goal one move away."""
-    goal = np.array(job.goal, dtype=np.int8)
-    blank = int(np.flatnonzero(goal == 0)[0])
-    board = goal.copy()
-    other = blank - job.size if blank >= job.size else blank + job.size
-    board[blank], board[other] = board[other], 0
-    chunk = Chunk(np.zeros(1, np.int64), board[None, :], np.ones(1, np.int64), np.full(1, -1, np.int64),
-                  np.zeros(1, np.int64))
-    _search(job, dask_worker)(chunk, 64, True, make_limits(1000))
+    """Compile (or load) the chunk kernel in this worker."""
+    warmed(_search(job, dask_worker), job.size, job.goal)
 
 
 def dask_chunks(client: Client, job: SubtreeJob):
@@ -95,12 +86,14 @@ def worker_count(client: Client) -> int:
     return len(client.scheduler_info()["workers"])
 
 
-def dask_runner(client: Client, store: str | None, split_depth: int, complete_last_iteration: bool = False):
+def dask_runner(client: Client, store: str | None, split_depth: int, complete_last_iteration: bool = False,
+                small_here: bool = True):
     """A ``split=`` runner for :func:`solver.solve.solve` on ``client``'s workers.
 
     ``store`` is the pattern-database store of a ``pdb:`` heuristic (its tables are built
     once if missing and copied to workers without them); the workers build the solve's
-    heuristic from its name."""
+    heuristic from its name. ``small_here``: the first, small iterations run in this
+    process (:func:`solver.splitsearch.split_idastar`)."""
     def run_chunks_for(size, goal, heuristic, H, automaton):
         check_workers_version(client)
         plugin = None
@@ -113,4 +106,4 @@ def dask_runner(client: Client, store: str | None, split_depth: int, complete_la
         client.run(warm, job)
         return dask_chunks(client, job)
 
-    return split_runner(run_chunks_for, worker_count(client), split_depth, complete_last_iteration)
+    return split_runner(run_chunks_for, worker_count(client), split_depth, complete_last_iteration, small_here)

@@ -32,9 +32,13 @@ from .idastar import MAX_ITERATIONS
 from .limits import LIMIT_NODES, LIMIT_NS, make_limits
 from .search import heuristic_of
 from .status import EXHAUSTED, OUTCOMES, RUNNING, SOLVED, TOO_MANY_ITERATIONS
-from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call
+from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call, warmed
 
 CHUNKS_PER_WORKER = 16  # subtree sizes vary by orders of magnitude: many small tasks balance
+# An iteration grows about 6-fold with Manhattan distance (less with better heuristics), so
+# one after an iteration of 5 ms takes some 30 ms here, less than a round trip of tasks to
+# the workers and back (measured 70 ms and more on 2 busy cores, benchmarks/parallel_speedup.py).
+HERE_SECONDS = 0.005
 
 
 @dataclass
@@ -66,7 +70,7 @@ def local_chunks(search):
 
 
 def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits: np.ndarray,
-                  complete_last_iteration: bool = False) -> SplitOutcome:
+                  complete_last_iteration: bool = False, run_here=None) -> SplitOutcome:
     """IDA* from the start whose ``frontier`` is given, its heuristic value ``h0``.
 
     ``run_chunks(chunks, bound, stop_at_goal, limits)`` searches a list of
@@ -74,6 +78,10 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
     (those it ran); ``n_chunks`` is how many chunks an iteration is cut into. The node
     budget and time limit of ``limits`` hold for the whole search: each iteration's chunks
     get what is left of them, and the search stops when one is met.
+
+    ``run_here`` (a ``run_chunks`` in this process) runs the first iterations, as one
+    chunk, for as long as each takes under :data:`HERE_SECONDS`: they are too small to
+    pay a round trip to the workers.
     """
     out = SplitOutcome(iterations=[], iteration_seconds=[])
     start = time.perf_counter()
@@ -82,13 +90,15 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
         began = time.perf_counter()
         top = frontier.at(bound, NO_BOUND)
         stop = not complete_last_iteration
-        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, n_chunks)
-        results = run_chunks(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
+        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, 1 if run_here else n_chunks)
+        results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
         nodes = top.generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
         out.generated += nodes
         out.expanded += top.expanded + sum(r.expanded for r in results)
         out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
         out.iteration_seconds.append(time.perf_counter() - began)
+        if out.iteration_seconds[-1] > HERE_SECONDS:
+            run_here = None
         out.last = nodes
         found = [(int(frontier.rank[g]), frontier.path(g)) for g in top.goals]
         found += [(int(frontier.rank[r.solved]), frontier.path(r.solved) + r.moves) for r in results if r.solved >= 0]
@@ -131,12 +141,14 @@ def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: i
     return result
 
 
-def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_iteration: bool = False):
+def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_iteration: bool = False,
+                 small_here: bool = False):
     """An IDA* runner for :func:`solver.solve.solve` (``split=``) that searches by split search.
 
     ``run_chunks_for(size, goal, heuristic, H, automaton)`` gives the ``run_chunks`` of
     :func:`split_idastar` (:func:`local_chunks` here, Dask tasks in :mod:`cluster.parallel`);
-    an iteration is cut into :data:`CHUNKS_PER_WORKER` chunks per worker.
+    an iteration is cut into :data:`CHUNKS_PER_WORKER` chunks per worker. ``small_here``:
+    the first, small iterations run in this process (``run_here`` of :func:`split_idastar`).
     """
     def run(board, goal, H, limits, result, automaton=None):
         start = time.perf_counter()
@@ -144,8 +156,12 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
                           None if automaton is None else automaton.full)
         h0 = heuristic_of(board, goal, H)
         expanding = time.perf_counter() - start
-        out = split_idastar(frontier, h0, run_chunks_for(board.size, goal, result.heuristic, H, automaton),
-                            CHUNKS_PER_WORKER * workers, limits, complete_last_iteration)
+        run_chunks = run_chunks_for(board.size, goal, result.heuristic, H, automaton)
+        here = None
+        if small_here:
+            here = local_chunks(warmed(subtrees_call(board.size, goal, H, automaton), board.size, goal))
+        out = split_idastar(frontier, h0, run_chunks, CHUNKS_PER_WORKER * workers, limits,
+                            complete_last_iteration, here)
         out.seconds += expanding
         return fill_result(result, out, h0, workers, split_depth, frontier.n_roots)
     return run

@@ -20,7 +20,7 @@ from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
 from .idastar import MAX_DEPTH, contour, contour_tiles, successor_lists, tile_deltas
 from .jit import kernel
-from .limits import deadline_of, next_check
+from .limits import deadline_of, make_limits, next_check
 from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
 from .status import RUNNING, SOLVED
 
@@ -180,4 +180,17 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
         return ChunkResult(int(status), int(chunk.ids[solved]) if solved >= 0 else -1, moves, int(generated),
                            int(expanded), int(next_bound))
 
+    return search
+
+
+def warmed(search, size: int, goal: tuple[int, ...]):
+    """``search`` (of :func:`subtrees_call`) once run, so its kernel is compiled (or loaded
+    from numba's cache): on one root, the goal one move away."""
+    board = np.array(goal, dtype=np.int8)
+    blank = int(np.flatnonzero(board == 0)[0])
+    other = blank - size if blank >= size else blank + size
+    board[blank], board[other] = board[other], 0
+    chunk = Chunk(np.zeros(1, np.int64), board[None, :], np.ones(1, np.int64), np.full(1, -1, np.int64),
+                  np.zeros(1, np.int64))
+    search(chunk, 64, True, make_limits(1000))
     return search

@@ -9,7 +9,8 @@ pattern-database store of their own (``$TILESWEEP_STORE``), where:
   ``results/sweeps/demo``) are small sweeps of one spec run in this process first;
 - a ``toml`` block whose first line is ``# FILE.toml: ...`` is written to ``FILE.toml``;
 - a ``sweep`` starts a local Dask cluster (tier ``cluster``) and runs on a tiny count:
-  ``--count 3 --workers 1`` is appended, and the last value of an option wins.
+  ``--count 3 --workers 1`` is appended, and the last value of an option wins; a
+  ``solve --parallel`` starts one too (tier ``cluster``).
 
 What cannot run here is skipped with its reason (:data:`SKIPS`).
 """
@@ -100,7 +101,7 @@ def cases():
     for where, command in doc_commands():
         skip = next((why for pattern, why in SKIPS if re.search(pattern, command)), None)
         marks = [pytest.mark.skip(reason=skip)] if skip else []
-        if re.match(r"(tilesweep|python cli\.py) sweep\b", command):
+        if re.match(r"(tilesweep|python cli\.py) sweep\b", command) or "--parallel" in command:
             marks.append(pytest.mark.cluster)
         yield pytest.param(command, id=where, marks=marks)
 

@@ -33,7 +33,7 @@ def test_korf_79_on_two_workers(client, korf100, depth):
     board = Board(korf100[79], 4)
     serial = solve(board, "blank-first")
     for complete in (False, True):
-        par = solve(board, "blank-first", split=dask_runner(client, None, depth, complete))
+        par = solve(board, "blank-first", split=dask_runner(client, None, depth, complete, small_here=False))
         assert (par.status, par.cost) == ("solved", serial.cost)
         assert par.extra["nodes_completed_iterations"] == completed(serial) == 216_572
         assert par.extra["workers"] == 2 and par.extra["split_depth"] == depth
@@ -50,9 +50,20 @@ def test_pattern_databases_from_the_workers_plugin(client, tmp_path):
     with open_store(tmp_path) as store:
         tables = tables_for(parse_heuristic("pdb:4-4", 3, goal), 3, goal, store, build=True)
     serial = solve(board, goal, "idastar", "pdb:4-4", tables)
-    par = solve(board, goal, "idastar", "pdb:4-4", tables, split=dask_runner(client, str(tmp_path), 6))
+    par = solve(board, goal, "idastar", "pdb:4-4", tables, split=dask_runner(client, str(tmp_path), 6, small_here=False))
     assert par.extra["nodes_completed_iterations"] == completed(serial)
     assert par.cost == serial.cost == 31
+
+
+def test_small_iterations_in_the_client_count_the_same(client, korf100):
+    """Korf #12's iterations are small enough for the client to run them all or most."""
+    board = Board(korf100[12], 4)
+    serial = solve(board, "blank-first")
+    par = solve(board, "blank-first", split=dask_runner(client, None, 11, True))
+    local = solve(board, "blank-first", split=local_runner(11, 1, complete_last_iteration=True))
+    assert par.extra["nodes_completed_iterations"] == completed(serial)
+    assert par.extra["nodes_last_iteration"] == local.extra["nodes_last_iteration"]
+    assert par.moves == serial.moves
 
 
 def test_solve_parallel_json_and_text():
