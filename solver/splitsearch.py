@@ -34,11 +34,18 @@ from .search import heuristic_of
 from .status import EXHAUSTED, OUTCOMES, RUNNING, SOLVED, TOO_MANY_ITERATIONS
 from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call, warmed
 
-CHUNKS_PER_WORKER = 16  # subtree sizes vary by orders of magnitude: many small tasks balance
-# An iteration grows about 6-fold with Manhattan distance (less with better heuristics), so
-# one after an iteration of 5 ms takes some 30 ms here, less than a round trip of tasks to
-# the workers and back (measured 70 ms and more on 2 busy cores, benchmarks/parallel_speedup.py).
-HERE_SECONDS = 0.005
+# Chunks per worker in an iteration: at least MIN, one per CHUNK_NODES nodes of the iteration
+# before (the next is several times larger), at most MAX. Subtree sizes vary by orders of
+# magnitude, so many chunks balance the workers; but each task costs a round trip through
+# the scheduler, which on 2 busy cores (load 14) took ~50 ms: Korf #1's 2.8 M-node
+# iteration took 1.5-2.4 s in 32 tasks and 0.4 s in 8 (benchmarks/parallel_speedup.py).
+MIN_CHUNKS_PER_WORKER, MAX_CHUNKS_PER_WORKER = 2, 16
+CHUNK_NODES = 2_000_000
+# An iteration grows about 6-fold with Manhattan distance (2- to 4-fold with pattern
+# databases), so one after an iteration of 200,000 nodes takes some 10 ms here with Manhattan
+# distance (100 M nodes/s) and under a second with pattern databases (3 M nodes/s): no more
+# than a round trip of many tasks through the scheduler on busy cores.
+HERE_NODES = 200_000
 
 
 @dataclass
@@ -69,19 +76,19 @@ def local_chunks(search):
     return run
 
 
-def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits: np.ndarray,
+def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits: np.ndarray,
                   complete_last_iteration: bool = False, run_here=None) -> SplitOutcome:
     """IDA* from the start whose ``frontier`` is given, its heuristic value ``h0``.
 
     ``run_chunks(chunks, bound, stop_at_goal, limits)`` searches a list of
     :class:`~solver.subtrees.Chunk` and returns their :class:`~solver.subtrees.ChunkResult`
-    (those it ran); ``n_chunks`` is how many chunks an iteration is cut into. The node
+    (those it ran) on ``workers`` workers (:func:`chunk_count` chunks an iteration). The node
     budget and time limit of ``limits`` hold for the whole search: each iteration's chunks
     get what is left of them, and the search stops when one is met.
 
     ``run_here`` (a ``run_chunks`` in this process) runs the first iterations, as one
-    chunk, for as long as each takes under :data:`HERE_SECONDS`: they are too small to
-    pay a round trip to the workers.
+    chunk, for as long as each generates under :data:`HERE_NODES` nodes: they are too
+    small to pay a round trip to the workers.
     """
     out = SplitOutcome(iterations=[], iteration_seconds=[])
     start = time.perf_counter()
@@ -90,14 +97,15 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
         began = time.perf_counter()
         top = frontier.at(bound, NO_BOUND)
         stop = not complete_last_iteration
-        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, 1 if run_here else n_chunks)
+        count = 1 if run_here else chunk_count(out.iterations[-1]["nodes_generated"] if out.iterations else 0, workers)
+        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, count)
         results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
         nodes = top.generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
         out.generated += nodes
         out.expanded += top.expanded + sum(r.expanded for r in results)
         out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
         out.iteration_seconds.append(time.perf_counter() - began)
-        if out.iteration_seconds[-1] > HERE_SECONDS:
+        if nodes >= HERE_NODES:
             run_here = None
         out.last = nodes
         found = [(int(frontier.rank[g]), frontier.path(g)) for g in top.goals]
@@ -118,6 +126,11 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, n_chunks: int, limits
         out.status = TOO_MANY_ITERATIONS
     out.seconds = time.perf_counter() - start
     return out
+
+
+def chunk_count(previous_nodes: int, workers: int) -> int:
+    """Chunks of an iteration after one of ``previous_nodes`` nodes, on ``workers`` workers."""
+    return workers * min(MAX_CHUNKS_PER_WORKER, max(MIN_CHUNKS_PER_WORKER, previous_nodes // CHUNK_NODES // workers))
 
 
 def _left(limits: np.ndarray, generated: int, start: float) -> np.ndarray:
@@ -147,7 +160,7 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
 
     ``run_chunks_for(size, goal, heuristic, H, automaton)`` gives the ``run_chunks`` of
     :func:`split_idastar` (:func:`local_chunks` here, Dask tasks in :mod:`cluster.parallel`);
-    an iteration is cut into :data:`CHUNKS_PER_WORKER` chunks per worker. ``small_here``:
+    an iteration is cut into :func:`chunk_count` chunks. ``small_here``:
     the first, small iterations run in this process (``run_here`` of :func:`split_idastar`).
     """
     def run(board, goal, H, limits, result, automaton=None):
@@ -160,7 +173,7 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
         here = None
         if small_here:
             here = local_chunks(warmed(subtrees_call(board.size, goal, H, automaton), board.size, goal))
-        out = split_idastar(frontier, h0, run_chunks, CHUNKS_PER_WORKER * workers, limits,
+        out = split_idastar(frontier, h0, run_chunks, workers, limits,
                             complete_last_iteration, here)
         out.seconds += expanding
         return fill_result(result, out, h0, workers, split_depth, frontier.n_roots)
