@@ -3,9 +3,10 @@
     python benchmarks/parallel_speedup.py                     # Korf #1, Manhattan, 2 workers
     python benchmarks/parallel_speedup.py --korf 88 --repeats 1
 
-Serial IDA* runs in this process; parallel IDA* (``solve --parallel``) on an embedded
-LocalCluster of ``--workers`` processes, once cancelling the last iteration's tasks at the
-first goal and once searching it whole (``--complete-last-iteration``). Runs alternate;
+Serial IDA* runs in this process; parallel IDA* (``solve --parallel``) on embedded
+LocalClusters of one and of ``--workers`` processes, once cancelling the last iteration's
+tasks at the first goal and once searching it whole (``--complete-last-iteration``, the
+same nodes whatever the workers: the fair measure of speed-up). Runs alternate;
 each line gives wall seconds of the search (the cluster's start and the kernels'
 compilation excluded), the 1-minute load average before the run, and the node counts,
 which must be serial IDA*'s for every iteration before the last. The same work, the
@@ -37,49 +38,52 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
+def parallel_line(label: str, par, serial, completed: int, before: str) -> None:
+    x = par.extra
+    same = "equal" if x["nodes_completed_iterations"] == completed and par.cost == serial.cost else "DIFFER"
+    small = [s for s, it in zip(x["iteration_seconds"], par.iterations, strict=True) if it["nodes_generated"] < 10_000]
+    overhead = f"{1000 * sum(small) / len(small):.0f} ms" if small else "-"
+    serial_done = serial.seconds * completed / serial.nodes_generated
+    par_done = sum(x["iteration_seconds"][:-1])
+    print(f"{label:<28} {par.seconds:8.3f} s  {before}  {par.nodes_generated:,} nodes (completed iterations "
+          f"{x['nodes_completed_iterations']:,}: {same}; last {x['nodes_last_iteration']:,}); completed "
+          f"iterations {par_done:.3f} s (serial ~{serial_done:.3f} s); small iteration {overhead}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--korf", type=int, default=1, help="Korf instance number (1-100)")
     parser.add_argument("--heuristic", default="manhattan")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--split-depth", type=int, default=None)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     depth = check_split_depth(args.split_depth, 4)
     board = Board(read_instance_file(str(KORF100), 4)[args.korf - 1], 4)
     print(machine_line())
-    print(f"Korf #{args.korf}, {args.heuristic}, {args.workers} workers, split depth {depth}")
+    print(f"Korf #{args.korf}, {args.heuristic}, 1 and {args.workers} workers, split depth {depth}")
     solve(Board.goal(4, "blank-first").apply("R"), "blank-first", "idastar", args.heuristic)  # compile
-    serial_best, par_best = float("inf"), {}
-    with connect(workers=args.workers) as client:
-        runners = {"stop at goal": dask_runner(client, None, depth),
-                   "whole last iteration": dask_runner(client, None, depth, complete_last_iteration=True)}
+    best: dict[str, float] = {}
+    with connect(workers=1) as one, connect(workers=args.workers) as many:
+        runners = {f"{n} worker{'s' * (n > 1)}, {mode}": dask_runner(client, None, depth, mode == "whole last iteration")
+                   for mode in ("stop at goal", "whole last iteration")
+                   for n, client in ((1, one), (args.workers, many))}
         for _ in range(args.repeats):
             before = load()
             serial = solve(board, "blank-first", "idastar", args.heuristic)
             completed = sum(it["nodes_generated"] for it in serial.iterations[:-1])
-            serial_best = min(serial_best, serial.seconds)
-            print(f"serial                {serial.seconds:8.3f} s  {before}  {serial.nodes_generated:,} nodes "
-                  f"(completed iterations {completed:,}, last {serial.iterations[-1]['nodes_generated']:,})")
+            best["serial"] = min(best.get("serial", float("inf")), serial.seconds)
+            print(f"{'serial':<28} {serial.seconds:8.3f} s  {before}  {serial.nodes_generated:,} nodes (completed "
+                  f"iterations {completed:,}, last {serial.iterations[-1]['nodes_generated']:,})", flush=True)
             for label, runner in runners.items():
                 before = load()
                 par = solve(board, "blank-first", "idastar", args.heuristic, split=runner)
-                x = par.extra
-                same = "equal" if x["nodes_completed_iterations"] == completed and par.cost == serial.cost else "DIFFER"
-                par_best[label] = min(par_best.get(label, float("inf")), par.seconds)
-                small = [s for s, it in zip(x["iteration_seconds"], par.iterations, strict=True)
-                         if it["nodes_generated"] < 10_000]
-                overhead = f"{1000 * sum(small) / len(small):.0f} ms" if small else "-"
-                serial_done = serial.seconds * completed / serial.nodes_generated
-                par_done = sum(x["iteration_seconds"][:-1])
-                print(f"{label:<21} {par.seconds:8.3f} s  {before}  {par.nodes_generated:,} nodes (completed "
-                      f"iterations {x['nodes_completed_iterations']:,}: {same}; last {x['nodes_last_iteration']:,}); "
-                      f"speed-up {serial.seconds / par.seconds:.2f}; completed iterations {par_done:.3f} s against "
-                      f"~{serial_done:.3f} s serial, speed-up {serial_done / par_done:.2f}; Dask round trip per "
-                      f"small iteration {overhead}")
-    for label, best in par_best.items():
-        print(f"best of {args.repeats}: serial {serial_best:.3f} s, {label} {best:.3f} s, "
-              f"speed-up {serial_best / best:.2f}")
+                best[label] = min(best.get(label, float("inf")), par.seconds)
+                parallel_line(label, par, serial, completed, before)
+    print(f"best of {args.repeats}: " + ", ".join(f"{label} {seconds:.3f} s" for label, seconds in best.items()))
+    for mode in ("stop at goal", "whole last iteration"):
+        one_s, many_s = best[f"1 worker, {mode}"], best[f"{args.workers} workers, {mode}"]
+        print(f"{mode}: {args.workers} workers {one_s / many_s:.2f}x one worker, {best['serial'] / many_s:.2f}x serial")
 
 
 if __name__ == "__main__":
