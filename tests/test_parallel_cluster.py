@@ -2,6 +2,10 @@
 the whole last iteration) the same last-iteration count and moves as in one process."""
 
 import json
+import os
+import signal
+import threading
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -77,3 +81,29 @@ def test_solve_parallel_json_and_text():
     assert data["nodes_completed_iterations"] == completed(serial)
     assert data["nodes_generated"] == data["nodes_completed_iterations"] + data["nodes_last_iteration"]
     assert (data["workers"], data["split_depth"]) == (2, 5)
+
+
+def test_a_worker_killed_mid_iteration_changes_no_count(korf100):
+    """SIGKILL of a worker holding a chunk: the chunk runs again elsewhere; every count is
+    the same as without the kill (the whole last iteration searched, so it is fixed too)."""
+    board = Board(korf100[12], 4)
+    serial = solve(board, "blank-first")
+    local = solve(board, "blank-first", split=local_runner(11, 2, complete_last_iteration=True))
+    with connect(workers=2) as c:
+        pids = c.run(os.getpid)
+        out = {}
+        runner = dask_runner(c, None, 11, complete_last_iteration=True, small_here=False)
+        thread = threading.Thread(target=lambda: out.update(result=solve(board, "blank-first", split=runner)))
+        thread.start()
+        victim = None
+        while victim is None and thread.is_alive():
+            busy = [w for w, keys in c.processing().items() if any("search_chunk" in str(k) for k in keys)]
+            victim = busy[0] if busy else None
+            time.sleep(0.005)
+        assert victim is not None, "no chunk was seen on a worker"
+        os.kill(pids[victim], signal.SIGKILL)
+        thread.join()
+    result = out["result"]
+    assert (result.status, result.cost, result.moves) == ("solved", serial.cost, serial.moves)
+    assert result.extra["nodes_completed_iterations"] == completed(serial)
+    assert result.extra["nodes_last_iteration"] == local.extra["nodes_last_iteration"]
