@@ -137,10 +137,10 @@ def args_of(command: str) -> list[str]:
 
 
 def run(args: list[str], folder: Path, env: dict) -> tuple[int, str]:
-    """(exit code, stderr) of the program with ``args`` in ``folder``: a sweep (a real Dask
-    cluster) in a process of its own, anything else in this one, which saves an interpreter
-    start per command; a traceback either way fails the test."""
-    if args[0] == "sweep":
+    """(exit code, stderr) of the program with ``args`` in ``folder``: a sweep or a
+    ``--parallel`` solve (a real Dask cluster) in a process of its own, anything else in this
+    one, which saves an interpreter start per command; a traceback either way fails the test."""
+    if args[0] == "sweep" or "--parallel" in args:
         proc = subprocess.run([sys.executable, "-m", "tilesweep.cli", *args], cwd=folder, env=env,
                               capture_output=True, text=True, timeout=600)
         assert "Traceback" not in proc.stderr, proc.stderr
