@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from distributed import WorkerPlugin
 
 import tilesweep
@@ -10,6 +12,7 @@ from tilesweep.solver.errors import TilesweepError
 from tilesweep.solver.solve import solve
 
 from .malloc import relax_heap_trimming
+from .share import pull_missing
 from .tables import open_tables
 
 
@@ -53,28 +56,47 @@ class VersionPlugin(WorkerPlugin):
 class SweepPlugin(WorkerPlugin):
     """Opens the store once per worker and keeps one sweep's tables mapped read-only.
 
-    Only the store path and heuristic names travel (pickled with the plugin); the
-    ``uint8`` tables are mapped from disk in each worker process, so the processes of a
-    host share one copy in the page cache.
+    Only the store path, heuristic names and where each table can be copied from travel
+    (pickled with the plugin); the ``uint8`` tables are mapped from disk in each worker
+    process, so the processes of a host share one copy in the page cache.
+
+    ``setup`` runs on the worker's event loop (for a worker that joins later, before it
+    starts heartbeating), so it only checks the version. The slow part, copying tables the
+    store lacks, mapping them and compiling the kernels (minutes on a loaded machine), is
+    :meth:`prepare`, run by the worker's first task in its thread pool while the event loop
+    goes on answering the scheduler.
     """
 
-    def __init__(self, name: str, store: str | None, size: int, goal: tuple[int, ...], combos):
+    def __init__(self, name: str, store: str | None, size: int, goal: tuple[int, ...], combos,
+                 sources: dict | None = None):
         self.name = name
         self.store = store
         self.size = size
         self.goal = tuple(goal)
         self.combos = tuple(combos)
+        self.sources = dict(sources or {})   # file -> (manifest entry, workers holding it)
         self.handle = None
         self.tables: dict = {}
         self.version = tilesweep.__version__
+        self.lock = None
+        self.prepared = False
 
     def setup(self, worker) -> None:
         check_version(self.version, worker)
         relax_heap_trimming()
-        heuristics = [h for _, h in self.combos]
-        if self.store is not None:
-            self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
-        warm_kernels(self.size, self.goal, self.combos, self.tables)
+        self.lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Copy missing tables from other workers, map the tables, compile the kernels; once."""
+        with self.lock:
+            if self.prepared:
+                return
+            heuristics = [h for _, h in self.combos]
+            if self.store is not None:
+                pull_missing(self.store, self.sources)
+                self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
+            warm_kernels(self.size, self.goal, self.combos, self.tables)
+            self.prepared = True
 
     def teardown(self, worker) -> None:
         close = getattr(self.handle, "close", None)

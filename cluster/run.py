@@ -64,10 +64,11 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     where a list of row dicts cost the worker and this client ~50 us of serialisation
     per row (measured: a fifth of the wall time of short 8-puzzle solves).
     """
-    worker = get_worker()
-    handle = worker.plugins.get(plugin)
-    tables_for = handle.tables_for if handle is not None else (lambda name: ())
-    return solve_chunk_table(job, tables_for, memory_budget=default_budget)
+    handle = get_worker().plugins.get(plugin)
+    if handle is None:
+        return solve_chunk_table(job, lambda name: (), memory_budget=default_budget)
+    handle.prepare()
+    return solve_chunk_table(job, handle.tables_for, memory_budget=default_budget)
 
 
 def _build_progress(message: dict) -> BuildProgress:
@@ -77,36 +78,59 @@ def _build_progress(message: dict) -> BuildProgress:
 
 
 def prepare_tables(client: Client, plan: Plan, store: str | None, on_build=None,
-                   on_layer=None) -> str | None:
+                   on_layer=None) -> tuple[str | None, dict]:
     """Resolve the store, build missing tables once and give every worker a verified copy.
 
     ``on_layer`` receives the builder's :class:`~tilesweep.pdb_store.BuildProgress` as it goes.
 
-    Returns the store path, or None when the sweep uses no ``pdb:`` heuristic.
+    Returns the store path (None when the sweep uses no ``pdb:`` heuristic) and where each
+    table can be copied from (:attr:`~.share.Shared.sources`, for workers that join later).
     """
     spec = plan.spec
     names = pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple)
     if not names:
-        return None
+        return None, {}
     root = resolve(store)
     if on_build is not None:
         on_build(names, root)
     if on_layer is not None:
         client.subscribe_topic(BUILD_TOPIC, lambda event: on_layer(_build_progress(event[1])))
     try:
-        ensure_tables(client, root, names, spec.size, spec.goal_tuple,
-                      f"{spec.name}-{spec.fingerprint()[:8]}-tables")
+        shared = ensure_tables(client, root, names, spec.size, spec.goal_tuple,
+                               f"{spec.name}-{spec.fingerprint()[:8]}-tables")
     finally:
         if on_layer is not None:
             client.unsubscribe_topic(BUILD_TOPIC)
-    return root
+    return root, shared.sources
+
+
+class UnreachableWorkerError(ClusterError):
+    """The scheduler could not reach a worker to set it up for the sweep."""
+
+
+def register(client: Client, plugin, name: str) -> None:
+    """``client.register_plugin``: the scheduler sends ``plugin`` to every worker and waits
+    for each to answer. A worker it cannot reach (cut off, stopped) fails the call with a
+    closed connection once the scheduler gives up on it: one line naming that worker."""
+    before = set(client.scheduler_info(n_workers=-1)["workers"])
+    try:
+        client.register_plugin(plugin, name=name)
+    except OSError as err:  # CommClosedError among them
+        try:
+            gone = sorted(before - set(client.scheduler_info(n_workers=-1)["workers"])) or sorted(before)
+        except OSError:
+            gone = sorted(before)
+        raise UnreachableWorkerError(
+            f"worker {', '.join(repr(w) for w in gone)} did not answer the scheduler, which expected every worker "
+            f"to acknowledge the sweep's setup ({name}), and dropped it ({type(err).__name__}); check that the scheduler "
+            "can reach every worker, or stop the unreachable one, and rerun (finished parts are kept)") from None
 
 
 def check_workers_version(client: Client) -> None:
     """Register :class:`VersionPlugin`: every worker checks it runs this client's tilesweep
     version, before any task is submitted (a mismatch is one line naming both versions)."""
     try:
-        client.register_plugin(VersionPlugin(), name="tilesweep-version")
+        register(client, VersionPlugin(), "tilesweep-version")
     except TilesweepError:
         raise
     # Raised on a worker that cannot even load the check (an ImportError or
@@ -223,9 +247,9 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
         return 0
     spec = plan.spec
     check_workers_version(client)
-    root = prepare_tables(client, plan, store, on_build, on_layer)
+    root, sources = prepare_tables(client, plan, store, on_build, on_layer)
     name = plugin_name(plan)
-    client.register_plugin(SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos), name=name)
+    register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources), name)
     runner = _Runner(client, plan, name, on_progress)
     try:
         runner.run({chunk_key(plan, job.chunk): job for job in pending})

@@ -9,6 +9,10 @@ each worker that lacks one, in chunks that travel worker to worker through Dask.
 receiver checks the whole file's sha256 against the sender's manifest entry before it
 renames the file into place and records that same entry: a copy is used only when it is
 bit for bit the table that was built.
+
+A worker that joins after the tables were shared (a container added mid-sweep, with an
+empty store of its own) copies what it lacks in its first task (:func:`pull_missing`), from
+a worker that held a verified copy, checked the same way.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from distributed import Client, get_worker, wait
+from distributed import Client, get_client, get_worker, wait
 
 from tilesweep.pdb_store import CorruptTableError, MissingTableError, TableEntry, open_store
 from tilesweep.pdb_store.files import file_lock, fsync_dir, sha256_file
@@ -35,6 +39,8 @@ IN_FLIGHT = 4              # chunks read ahead by a sender (its extra memory)
 # the worker is left out (a survey) or the copy to it given up. Its sweep tasks then fail
 # there and are retried on other workers.
 PINNED_SECONDS = 600
+# A late-joining worker's reads go ahead of the sender's queued sweep tasks.
+PULL_PRIORITY = 100
 
 
 @dataclass
@@ -44,6 +50,8 @@ class Shared:
     built_on: str | None = None
     copies: dict[str, list[str]] = field(default_factory=dict)   # file -> receiving workers
     bytes: int = 0
+    # file -> (its manifest entry, the workers that hold it): where a late joiner copies from
+    sources: dict[str, tuple[dict, list[str]]] = field(default_factory=dict)
 
 
 def groups_of(heuristics, size: int, goal: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -115,8 +123,9 @@ def ensure_tables(client: Client, root: str, heuristics, size: int, goal: tuple[
             raise MissingTableError(f"pattern database {name} was built, yet no worker holds a "
                                     "verified copy of it")
         lacking = [c["worker"] for c in checks if name not in c["held"]]
+        entry = holders[0]["held"][name]
+        shared.sources[name] = (entry, [c["worker"] for c in holders] + lacking)
         if lacking:
-            entry = holders[0]["held"][name]
             shared.bytes += stream(client, root, entry, holders[0]["worker"], lacking,
                                    f"{prefix}-{name}") * len(lacking)
             shared.copies[name] = lacking
@@ -190,3 +199,56 @@ def stream(client: Client, root: str, entry: dict, sender: str, receivers: list[
                              **pinned(w)) for i, w in enumerate(receivers)]
     finished(client, commits)
     return length
+
+
+def pull_missing(root: str, sources: dict[str, tuple[dict, list[str]]]) -> list[str]:
+    """In a task: copy into this worker's store each table of ``sources`` it lacks; their names.
+
+    For a worker that joined after :func:`ensure_tables` shared the tables. Each file comes
+    from the first worker of its holders that is still connected, is checked against its
+    manifest entry's sha256 and recorded with that entry, as a streamed copy is.
+    """
+    held = read_manifest(Path(root))
+    missing = {name: source for name, source in sources.items()
+               if name not in held or held[name].sha256 != source[0]["sha256"] or not (Path(root) / name).exists()}
+    if not missing:
+        return []
+    client, me = get_client(), get_worker().address
+    connected = set(client.scheduler_info(n_workers=-1)["workers"])
+    for name, (entry, holders) in missing.items():
+        failures = []
+        for sender in [w for w in holders if w in connected and w != me]:
+            try:
+                pull(client, root, entry, sender)
+                break
+            except Exception as err:  # noqa: BLE001 - the next holder may still send it
+                failures.append(f"{sender}: {type(err).__name__}: {err}")
+        else:
+            raise MissingTableError(f"pattern database {Path(root) / name} is missing on worker {me}, which "
+                                    "joined after the sweep shared its tables, and no worker could send it ("
+                                    + ("; ".join(failures) or "none of " + ", ".join(holders) + " is connected")
+                                    + ")")
+    return sorted(missing)
+
+
+def pull(client: Client, root: str, entry: dict, sender: str) -> int:
+    """Copy one table from ``sender`` into this worker's store, chunk by chunk; its size."""
+    name, temp = entry["file"], temp_prefix(entry["file"]) + "recv-" + secrets.token_hex(4)
+    try:
+        length = fetch(client, sender, file_size, root, name)
+        for offset in range(0, length, CHUNK_BYTES):
+            write_chunk(root, temp, offset, fetch(client, sender, read_chunk, root, name, offset, CHUNK_BYTES))
+    except BaseException:
+        (Path(root) / temp).unlink(missing_ok=True)
+        raise
+    return commit(root, temp, entry)
+
+
+def fetch(client: Client, sender: str, fn, *args):
+    """``fn(*args)`` run on ``sender`` ahead of its queued tasks; TimeoutError after PINNED_SECONDS."""
+    future = client.submit(fn, *args, priority=PULL_PRIORITY, **pinned(sender))
+    try:
+        return future.result(timeout=PINNED_SECONDS)
+    except TimeoutError:
+        future.cancel()
+        raise
