@@ -49,9 +49,9 @@ RUN mkdir -p "${NUMBA_CACHE_DIR}" "${TILESWEEP_STORE}" /results \
 USER tilesweep
 WORKDIR /home/tilesweep
 
-# Compile the common searches' kernels into numba's on-disk cache, so a worker starting up
-# loads them in seconds: compiling took minutes on a busy machine, and a worker's start-up
-# blocks its heartbeats meanwhile. Also a smoke test: every dependency imports.
+# Compile the common searches' kernels into numba's on-disk cache, so a worker's first task
+# loads them in seconds (compiling took minutes on a busy machine). Also a smoke test: every
+# dependency imports.
 RUN python -c "from tilesweep.cluster.plugin import warm_kernels; from tilesweep.solver.board import goal_tiles; \
 warm_kernels(3, goal_tiles('blank-last', 3), [(a, h) for a in ('idastar', 'astar') for h in ('manhattan', 'linear-conflict', 'misplaced')], {})" \
  && tilesweep solve "1 2 3 4 5 6 7 0 8" --json > /dev/null

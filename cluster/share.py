@@ -39,8 +39,6 @@ IN_FLIGHT = 4              # chunks read ahead by a sender (its extra memory)
 # the worker is left out (a survey) or the copy to it given up. Its sweep tasks then fail
 # there and are retried on other workers.
 PINNED_SECONDS = 600
-# A late-joining worker's reads go ahead of the sender's queued sweep tasks.
-PULL_PRIORITY = 100
 
 
 @dataclass
@@ -245,10 +243,6 @@ def pull(client: Client, root: str, entry: dict, sender: str) -> int:
 
 
 def fetch(client: Client, sender: str, fn, *args):
-    """``fn(*args)`` run on ``sender`` ahead of its queued tasks; TimeoutError after PINNED_SECONDS."""
-    future = client.submit(fn, *args, priority=PULL_PRIORITY, **pinned(sender))
-    try:
-        return future.result(timeout=PINNED_SECONDS)
-    except TimeoutError:
-        future.cancel()
-        raise
+    """``fn(*args)`` run by ``sender``'s event loop (``client.run``): at once, even while its
+    threads solve (a task would wait for a free thread, behind the sweep's queued tasks)."""
+    return client.run(fn, *args, workers=[sender])[sender]

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "tilesweep:test-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
 LOOPBACK = "127.0.0.1"
 # The scheduler's worker TTL in the tests: Dask's default (the compose file's), far above a
-# loaded worker's longest silence (a plugin compiling kernels it does not find in the cache).
+# loaded worker's longest silence.
 WORKER_TTL = 300
 
 

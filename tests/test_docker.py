@@ -9,6 +9,7 @@ The commands are those of docs/docker.md.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -291,6 +292,60 @@ def test_per_host_stores_build_each_table_once_and_every_worker_verifies_it(imag
         rows = rows_of(project.results / "sweeps" / "per-host")
         assert all(r["status"] == "solved" for r in rows)
         assert by_key(rows) == embedded(args, tmp_path / "embedded", "per-host", store=store)
+        timings["per-host stores"] = time.monotonic() - started
+        started = time.monotonic()
+        a_worker_joins_late(project, args, by_key(rows), stores[0], tmp_path)
+        timings["per-host late worker"] = time.monotonic() - started
     finally:
         project.down()
-    timings["per-host stores"] = time.monotonic() - started
+
+
+def sweep_plugins(project: Project) -> set[str]:
+    """The names of the worker plugins the scheduler holds (a sweep registers its own once
+    its tables are on every worker, just before its first task)."""
+    from distributed import Client
+
+    with Client(project.address, timeout="30s") as client:
+        return set(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
+
+
+def a_worker_joins_late(project: Project, args: list[str], expected: dict, entries: dict, tmp: Path) -> None:
+    """A worker container added once the sweep has shared its tables (its store empty)
+    copies them from the others, verified, and solves rows; the table is the same.
+
+    The first workers are slowed to a twentieth of a core for the sweep, so that the
+    late one has work left when it is ready; they get their cores back once it solved a part.
+    """
+    first = project.containers("worker")
+    plugins = sweep_plugins(project)
+    for worker in first:
+        run(["docker", "update", "--cpus", "0.05", worker])
+    log = tmp / "late.log"
+    folder = project.results / "sweeps" / "late"
+    proc = project.popen("run", "--rm", "client", "tilesweep", "sweep", *args, "--chunk-size", "1",
+                         "--name", "late", log=log)
+    try:
+        deadline = time.monotonic() + 600
+        while not sweep_plugins(project) - plugins:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(1)
+        project.up(workers=3)
+        (late,) = set(project.containers("worker")) - set(first)
+        while not any(r["worker"].startswith(late[:12] + ":") for r in parts_rows(folder)):
+            assert proc.poll() is None and time.monotonic() < deadline, \
+                f"the sweep ended without the late worker:\n{log.read_text()}\n{project.logs('worker')}"
+            time.sleep(1)
+    finally:
+        for worker in first:
+            run(["docker", "update", "--cpus", str(os.cpu_count()), worker], check=False)
+    finish(proc, log)
+    assert manifest(project, late) == entries, "the late worker holds the same tables (one build, copied)"
+    verify = run(["docker", "exec", late, "tilesweep", "pdb", "verify", "--store", "/data/pdb"])
+    assert "3 of 3 table(s)" in verify.stdout and verify.stdout.count("ok ") == 3, verify.stdout
+    assert by_key(rows_of(folder.parent / "late")) == expected
+
+
+def parts_rows(folder: Path) -> list[dict]:
+    """The rows of the parts written so far (a part appears whole: written, then renamed)."""
+    return [row for part in sorted((folder / "results").glob("part-*.parquet"))
+            for row in pq.read_table(part).to_pylist()]
