@@ -24,7 +24,7 @@ from tilesweep.solver.subtrees import Chunk, ChunkResult, subtrees_call, warmed
 
 from .connect import ClusterError
 from .plugin import SweepPlugin
-from .run import check_workers_version
+from .run import check_workers_version, register
 from .share import ensure_tables
 from .tables import pdb_heuristics, resolve
 
@@ -46,7 +46,9 @@ def _search(job: SubtreeJob, worker):
     """The chunk search of ``job`` in ``worker``'s process."""
     tables = ()
     if job.plugin is not None:
-        tables = worker.plugins[job.plugin].tables_for(job.heuristic)
+        plugin = worker.plugins[job.plugin]
+        plugin.prepare()
+        tables = plugin.tables_for(job.heuristic)
     H = kernel_heuristic(parse_heuristic(job.heuristic, job.size, job.goal), job.size, job.goal, tables)
     fsm = fsm_automaton(job.size, job.fsm_depth) if job.fsm_depth else None
     return subtrees_call(job.size, job.goal, H, fsm)
@@ -99,9 +101,9 @@ def dask_runner(client: Client, store: str | None, split_depth: int, complete_la
         plugin = None
         if pdb_heuristics([heuristic], size, goal):
             root = resolve(store)
-            ensure_tables(client, root, [heuristic], size, goal, f"tilesweep-parallel-{size}-tables")
+            shared = ensure_tables(client, root, [heuristic], size, goal, f"tilesweep-parallel-{size}-tables")
             plugin = f"tilesweep-parallel-{abs(hash((root, size, goal, heuristic))):x}"
-            client.register_plugin(SweepPlugin(plugin, root, size, goal, (("idastar", heuristic),)), name=plugin)
+            register(client, SweepPlugin(plugin, root, size, goal, (("idastar", heuristic),), shared.sources), plugin)
         job = SubtreeJob(size, tuple(goal), heuristic, 0 if automaton is None else automaton.depth, plugin)
         client.run(warm, job)
         return dask_chunks(client, job)
