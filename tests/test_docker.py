@@ -9,7 +9,6 @@ The commands are those of docs/docker.md.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -294,66 +293,48 @@ def test_per_host_stores_build_each_table_once_and_every_worker_verifies_it(imag
         assert by_key(rows) == embedded(args, tmp_path / "embedded", "per-host", store=store)
         timings["per-host stores"] = time.monotonic() - started
         started = time.monotonic()
-        a_worker_joins_late(project, args, rows, stores[0], tmp_path)
+        a_worker_joins_late(project, args, rows, stores[0])
         timings["per-host late worker"] = time.monotonic() - started
     finally:
         project.down()
 
 
-def sweep_plugins(project: Project) -> set[str]:
-    """The names of the worker plugins the scheduler holds (a sweep registers its own once
-    its tables are on every worker, just before its first task)."""
+def a_worker_joins_late(project: Project, args: list[str], expected: list[dict], entries: dict) -> None:
+    """A worker container added after the sweep shared its tables, with an empty store,
+    copies them from the others (sha256 checked) in its first task and solves rows.
+
+    The scheduler keeps the sweep's plugin, with where each table can be copied from, and
+    gives it to every worker that joins; the sweep's chunk tasks are then sent to the new
+    worker only (as Dask sends queued tasks to a worker that joins mid-sweep), so whether
+    it gets work does not hang on timing.
+    """
     from distributed import Client
 
+    from tilesweep.cluster.run import run_chunk
+    from tilesweep.jobs.work import ChunkJob
+    from tilesweep.solver.board import goal_tiles, parse_tiles
+
+    first = set(project.containers("worker"))
     with Client(project.address, timeout="30s") as client:
-        return set(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
-
-
-def a_worker_joins_late(project: Project, args: list[str], expected: list[dict], entries: dict,
-                       tmp: Path) -> None:
-    """A worker container added once the sweep has shared its tables (its store empty)
-    copies them from the others, verified, and solves rows; the costs are the same.
-
-    The sweep is A* (its kernels not yet compiled on the first workers) one instance a task,
-    and the first workers are slowed to a fiftieth of a core, so that they are still
-    compiling when the late worker is ready; they get their cores back once it solved a part.
-    """
-    first = project.containers("worker")
-    plugins = sweep_plugins(project)
-    for worker in first:
-        run(["docker", "update", "--cpus", "0.02", worker])
-    log = tmp / "late.log"
-    folder = project.results / "sweeps" / "late"
-    late_args = with_option(with_option(args, "--algorithm", "astar"), "--chunk-size", "1")
-    proc = project.popen("run", "--rm", "client", "tilesweep", "sweep", *late_args, "--name", "late", log=log)
-    try:
-        deadline = time.monotonic() + 600
-        while not sweep_plugins(project) - plugins:
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        before = set(client.scheduler_info(n_workers=-1)["workers"])
+    project.up(workers=3)
+    (late,) = set(project.containers("worker")) - first
+    assert not run(["docker", "exec", late, "ls", "/data/pdb"]).stdout.strip(), "its store starts empty"
+    size, heuristic = int(args[args.index("--size") + 1]), args[args.index("--heuristic") + 1]
+    job = ChunkJob(sweep="per-host", chunk=0, size=size, goal=goal_tiles("blank-last", size),
+                   combos=(("idastar", heuristic),), max_nodes=None,
+                   instances=tuple((r["instance"], parse_tiles(r["tiles"], size)) for r in expected))
+    with Client(project.address, timeout="30s") as client:
+        (plugin,) = [name for name in client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+                     if name.startswith("tilesweep-") and name != "tilesweep-version"]
+        deadline = time.monotonic() + 360
+        while not (workers := sorted(set(client.scheduler_info(n_workers=-1)["workers"]) - before)):
+            assert time.monotonic() < deadline, project.logs("worker")
             time.sleep(1)
-        project.up(workers=3)
-        (late,) = set(project.containers("worker")) - set(first)
-        while not any(r["worker"].startswith(late[:12] + ":") for r in parts_rows(folder)):
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                f"the sweep ended without the late worker:\n{log.read_text()}\n{project.logs('worker')}"
-            time.sleep(1)
-    finally:
-        for worker in first:
-            run(["docker", "update", "--cpus", str(os.cpu_count()), worker], check=False)
-    finish(proc, log)
+        rows = client.submit(run_chunk, job, plugin, workers=workers, allow_other_workers=False,
+                             pure=False).result(timeout=600).to_pylist()
     assert manifest(project, late) == entries, "the late worker holds the same tables (one build, copied)"
     verify = run(["docker", "exec", late, "tilesweep", "pdb", "verify", "--store", "/data/pdb"])
     assert "3 of 3 table(s)" in verify.stdout and verify.stdout.count("ok ") == 3, verify.stdout
-    costs = {(r["instance"], r["status"], r["cost"]) for r in rows_of(folder)}
-    assert costs == {(r["instance"], r["status"], r["cost"]) for r in expected}
-
-
-def with_option(args: list[str], name: str, value: str) -> list[str]:
-    i = args.index(name)
-    return [*args[:i + 1], value, *args[i + 2:]]
-
-
-def parts_rows(folder: Path) -> list[dict]:
-    """The rows of the parts written so far (a part appears whole: written, then renamed)."""
-    return [row for part in sorted((folder / "results").glob("part-*.parquet"))
-            for row in pq.read_table(part).to_pylist()]
+    assert {r["worker"].split(":")[0] for r in rows} == {late[:12]}
+    assert by_key(rows) == by_key(expected)
