@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, Server
+from webui_server import ARTIFACTS, ROOT, Server
 
 # Korf (1985), Table 1: instances of 11 to 63 million nodes with Manhattan distance, so eight of them
 # keep two solver processes busy for seconds
@@ -113,6 +113,21 @@ BAD_GETS = [
     ("/nowhere", 404),
 ]
 
+
+def rendered(page: str) -> str:
+    """``page`` of webui/static as the server fills it into the layout."""
+    from tornado.template import Loader
+    return Loader(str(ROOT / "webui" / "static"), whitespace="all").load(page).generate().decode()
+
+
+@pytest.mark.parametrize("path, page, title", [("/", "play.html", "play and solve"),
+                                               ("/sweeps", "sweeps.html", "sweeps")])
+def test_pages_are_their_template_in_the_layout(server, path, page, title):
+    status, text = request(server, "GET", path)
+    assert status == 200 and text == rendered(page)
+    assert text.startswith("<!doctype html>") and f"<title>tilesweep · {title}</title>" in text
+    assert '<script src="/static/common.js"></script>' in text and "{%" not in text
+    assert "http" not in text  # no CDN: every script and style comes from /static
 
 def test_a_body_announced_too_large_is_refused_unread(server):
     """A client announcing 100 MB and waiting for ``100 Continue`` gets the 413 instead."""
@@ -383,7 +398,6 @@ def test_an_installed_wheel_serves_its_pages(tmp_path):
     import subprocess
     import sys
 
-    from webui_server import ROOT
     from wheelbuild import build_wheel
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
@@ -397,8 +411,10 @@ def test_an_installed_wheel_serves_its_pages(tmp_path):
     srv = Server(tmp_path / "sweeps", tmp_path / "store", program=(str(venv / "bin" / "tilesweep"),),
                  cwd=tmp_path, env=env)
     try:
-        for page, name in [("/", "play.html"), ("/static/play.js", "play.js"), ("/static/style.css", "style.css")]:
+        for page, name in [("/static/play.js", "play.js"), ("/static/style.css", "style.css")]:
             status, text = request(srv, "GET", page)
             assert status == 200 and text == (ROOT / "webui" / "static" / name).read_text()
+        status, text = request(srv, "GET", "/")  # the page's template filled into the layout, both in the wheel
+        assert status == 200 and text == rendered("play.html")
     finally:
         srv.stop()

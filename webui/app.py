@@ -75,14 +75,14 @@ class DefaultHandler(Handler):
 
 
 class PageHandler(Handler):
-    """One of the static HTML pages."""
+    """One of the HTML pages: its template in ``static/``, which fills in ``layout.html``
+    (the head, the navigation and the shared script every page has)."""
 
     def initialize(self, page: str) -> None:
         self.page = page
 
     def get(self, *args) -> None:
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.write((STATIC / self.page).read_bytes())
+        self.render(self.page)
 
 
 class SweepPageHandler(PageHandler):
@@ -251,4 +251,4 @@ def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: So
         (r"/api/sweeps/([^/]+)", SweepHandler),
         (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),
     ], default_handler_class=DefaultHandler, out=out, store=store, limits=limits, pool=pool,
-        static_hash_cache=False)
+        static_hash_cache=False, template_path=str(STATIC), template_whitespace="all")
