@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from typer.testing import CliRunner
 
+from polling import wait_for
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.solver import Board
@@ -337,10 +338,7 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
             sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                          + f"Content-Length: {len(slow)}\r\n\r\n".encode() + slow)
             time.sleep(2)
-        deadline = time.time() + 120
-        while not any("solve cancelled" in line for line in srv.stderr) and time.time() < deadline:
-            time.sleep(0.2)
-        assert any("solve cancelled" in line for line in srv.stderr)
+        wait_for(lambda: any("solve cancelled" in line for line in srv.stderr), what="'solve cancelled' on stderr")
         second = solve(srv, **quick)
         assert second["status"] == "solved" and second["worker"] != first["worker"]
         # a solver process killed from outside: its request gets one line, the server goes on
@@ -383,9 +381,7 @@ def test_ui_warns_when_bound_beyond_loopback(tmp_path):
     srv = Server(tmp_path / "sweeps", tmp_path / "store", "--host", "0.0.0.0")
     try:
         assert srv.url.startswith("http://0.0.0.0:")
-        deadline = time.time() + 30
-        while not srv.stderr and time.time() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: srv.stderr, what="the warning on stderr")
         assert srv.stderr[0].startswith("warning: bound to 0.0.0.0, not a loopback address")
     finally:
         srv.stop()
