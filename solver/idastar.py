@@ -151,7 +151,8 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             tiles[pb] = 0
             b = pb
             s_cur = st_sum[d]
-            q = st_q[d]
+            if use_fsm:
+                q = st_q[d]
             room += scale
             continue
         p += np.uint64(1)
@@ -178,7 +179,8 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
         tiles[tgt] = 0
         st_pos[d] = p
         st_sum[d] = s_cur
-        st_q[d] = q
+        if use_fsm:
+            st_q[d] = q
         if s == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, min_excess, d + 1, check_at
@@ -239,9 +241,17 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fs
         bounds[n_iter] = bound
         n_iter += 1
         expanded += 1
-        status, generated, expanded, min_excess, cost, check_at = contour_tiles(
-            tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
-            path, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+        # Two inlined copies, each with a constant use_fsm: the one for parent pruning
+        # compiles without the automaton (a shared copy ran Korf #1 at 164-168 instead of
+        # 185-186 M nodes/s, benchmarks/solver_speed.py's instance, same machine and hour).
+        if use_fsm:
+            status, generated, expanded, min_excess, cost, check_at = contour_tiles(
+                tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
+                path, generated, expanded, check_at, limits, deadline, fsm, True)
+        else:
+            status, generated, expanded, min_excess, cost, check_at = contour_tiles(
+                tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
+                path, generated, expanded, check_at, limits, deadline, fsm, False)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:
             return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h_root
