@@ -41,6 +41,16 @@ def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bo
     return tables_for(spec, size, goal, open_store(store), build=build, on_build=announce)
 
 
+def load_automaton(prune: str, size: int, store: Optional[str]) -> None:
+    """For ``--prune fsm``: read the pruning automaton from the store (built into it on first
+    use), so this process does not search the duplicate strings itself."""
+    from tilesweep.solver.fsm import parse_pruning
+    pruning = parse_pruning(prune, size)
+    if pruning.kind == "fsm":
+        from tilesweep.pdb_store import open_store
+        open_store(store).automaton(size, pruning.depth)
+
+
 def _print_solution(result, board, trace: bool) -> None:
     typer.echo(str(board))
     typer.echo(f"status     {result.status}" + (f" ({result.status_reason})" if result.status_reason else ""))
@@ -104,6 +114,7 @@ def solve(
         if given and not parallel:
             raise InvalidOptionError(f"--{given[0]} applies only to --parallel; add --parallel or drop it")
         tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
+        load_automaton(prune, board.size, store)
         memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
         if parallel:
             return board, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit,

@@ -22,8 +22,10 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.fsm import Automaton
 from tilesweep.solver.heuristics import HeuristicSpec
 
+from .automata import load_automaton, read_automaton, read_entries
 from .build import BuildProgress, build_table, check_goal_group
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
@@ -233,6 +235,13 @@ class PDBStore:
                 tables.append(self.table(size, goal, group))
         return tuple(tables)
 
+    def automaton(self, size: int, depth: int) -> Automaton:
+        """The pruning automaton of a board width and depth (:mod:`solver.fsm`), read and
+        checked from the store, built into it first when missing; see :mod:`pdb_store.automata`."""
+        self._check_open()
+        _make_root(self.root)
+        return load_automaton(self.root, size, depth)
+
     def verify(self, deep: bool = False) -> list[TableCheck]:
         """Re-hash every table of the manifest; also report ``.npy`` files it does not list.
 
@@ -247,7 +256,14 @@ class PDBStore:
         manifest = read_manifest(self.root)
         for name in sorted(manifest):
             yield check(self.root, manifest[name], deep)
-        for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in manifest):
+        for name, entry in sorted(read_entries(self.root).items()):
+            try:
+                read_automaton(self.root, entry)
+                yield TableCheck(name, True, None, None)
+            except (CorruptTableError, FileNotFoundError) as error:
+                yield TableCheck(name, False, str(error), None)
+        automata = read_entries(self.root)
+        for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in manifest | automata):
             yield TableCheck(orphan, False, f"pattern database {self.root / orphan} is "
                              "not recorded in the manifest; delete it or rebuild it "
                              "with `tilesweep pdb build`", None)

@@ -250,9 +250,23 @@ def compile_automaton(strings: list[str], strict: set[str]) -> tuple[np.ndarray,
     return full, strict_table
 
 
-@lru_cache(maxsize=8)
+_KNOWN: dict[tuple[int, int], Automaton] = {}
+
+
+def remember(table: Automaton) -> None:
+    """Use ``table`` for its width and depth in this process (one read from the store)."""
+    _KNOWN[(table.size, table.depth)] = table
+
+
 def automaton(size: int, depth: int) -> Automaton:
-    """The pruning automaton of a board width and search depth (built once per process)."""
+    """The pruning automaton of a board width and search depth: the one this process was
+    given (:func:`remember`), else built once per process."""
+    return _KNOWN.get((size, depth)) or build_automaton(size, depth)
+
+
+@lru_cache(maxsize=8)
+def build_automaton(size: int, depth: int) -> Automaton:
+    """Search the duplicate strings of a width up to ``depth`` and compile them (cached)."""
     dups = duplicate_strings(size, depth)
     full, strict = compile_automaton([d.forbidden for d in dups], {d.forbidden for d in dups if d.strict})
     for table in (full, strict):
