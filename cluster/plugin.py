@@ -1,4 +1,5 @@
-"""The worker plugin: one memory-mapped store and warm numba kernels per worker process."""
+"""The worker plugin: one memory-mapped store, the pruning automaton and warm numba kernels
+per worker process."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tilesweep.solver.solve import solve
 
 from .malloc import relax_heap_trimming
 from .share import pull_missing
-from .tables import open_tables
+from .tables import open_tables, read_automaton
 
 
 def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict) -> None:
@@ -68,13 +69,14 @@ class SweepPlugin(WorkerPlugin):
     """
 
     def __init__(self, name: str, store: str | None, size: int, goal: tuple[int, ...], combos,
-                 sources: dict | None = None):
+                 sources: dict | None = None, prune: str = "parent"):
         self.name = name
         self.store = store
         self.size = size
         self.goal = tuple(goal)
         self.combos = tuple(combos)
         self.sources = dict(sources or {})   # file -> (manifest entry, workers holding it)
+        self.prune = prune
         self.handle = None
         self.tables: dict = {}
         self.version = tilesweep.__version__
@@ -95,6 +97,7 @@ class SweepPlugin(WorkerPlugin):
             if self.store is not None:
                 pull_missing(self.store, self.sources)
                 self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
+                read_automaton(self.store, self.prune, self.size)
             warm_kernels(self.size, self.goal, self.combos, self.tables)
             self.prepared = True
 

@@ -249,7 +249,7 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     check_workers_version(client)
     root, sources = prepare_tables(client, plan, store, on_build, on_layer)
     name = plugin_name(plan)
-    register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources), name)
+    register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources, spec.prune), name)
     runner = _Runner(client, plan, name, on_progress)
     try:
         runner.run({chunk_key(plan, job.chunk): job for job in pending})

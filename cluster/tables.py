@@ -11,6 +11,7 @@ from __future__ import annotations
 from distributed import get_worker
 
 from tilesweep.pdb_store import open_store, resolve_store, tables_for
+from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import parse_heuristic
 
 #: Dask event topic of the progress of table builds (see :func:`build_missing`).
@@ -37,6 +38,14 @@ def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build:
     tables = {h: tables_for(parse_heuristic(h, size, goal), size, goal, handle, build=build,
                             on_layer=on_layer) for h in names}
     return handle, tables
+
+
+def read_automaton(store: str, prune: str, size: int) -> None:
+    """For ``fsm`` pruning: read the automaton from the store (built into it once, under its
+    lock, by the first worker that needs it), so solves in this process use it."""
+    pruning = parse_pruning(prune, size)
+    if pruning.kind == "fsm":
+        open_store(store).automaton(size, pruning.depth)
 
 
 def build_missing(store: str, heuristics, size: int, goal: tuple[int, ...]) -> list[str]:

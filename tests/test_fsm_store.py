@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tilesweep.cli import app
+from tilesweep.cluster.plugin import SweepPlugin
 from tilesweep.pdb_store import CorruptTableError, automata, open_store
-from tilesweep.solver import fsm
+from tilesweep.solver import fsm, goal_tiles
 
 RUNNER = CliRunner()
 
@@ -78,3 +79,15 @@ def test_solve_with_fsm_reads_the_store(tmp_path, fresh_process):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["pruning"] == "fsm:9"
     assert (tmp_path / "fsm_3x3_depth9.npy").is_file() and fresh_process == [(3, 9)]
+
+
+def test_sweep_workers_read_the_store(tmp_path, fresh_process):
+    """A sweep's worker plugin reads the automaton of the sweep's pruning from the store."""
+    goal = goal_tiles("blank-last", 3)
+    for _ in range(2):  # two workers: one builds, the other reads
+        fsm._KNOWN.clear()
+        plugin = SweepPlugin("s", str(tmp_path), 3, goal, (("idastar", "manhattan"),), prune="fsm:9")
+        plugin.lock = threading.Lock()
+        plugin.prepare()
+        assert fsm._KNOWN[(3, 9)].strings == fsm.build_automaton(3, 9).strings
+    assert fresh_process == [(3, 9)]
