@@ -133,7 +133,8 @@ def test_fsm_keeps_costs_on_sampled_8_puzzle_states(goal_name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("algorithm, name", [("idastar", "manhattan"), ("idastar", "walking-distance"),
-                                             ("astar", "manhattan"), ("idastar", "max(pdb:5-3,walking-distance)")])
+                                             ("astar", "manhattan"), ("idastar", "max(pdb:5-3,walking-distance)"),
+                                             ("idastar", "walking-distance+id")])
 def test_fsm_keeps_costs_on_all_8_puzzle_states(algorithm, name, tmp_path):
     goal = goal_tiles("blank-last", 3)
     dist = naive.bfs_distances(goal)
