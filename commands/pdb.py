@@ -10,14 +10,18 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import GoalOpt, StoreOpt, typed
 from tilesweep.commands.progress import BuildProgressLine
+from tilesweep.solver.heuristics import PARTITIONS
+
+# The named partitions by board, read from the table that defines them, e.g. "4-4, 5-3 (3x3)".
+NAMED = "; ".join(f"{', '.join(names)} ({size}x{size})" for size, names in PARTITIONS.items())
 
 app = typer.Typer(no_args_is_help=True, help="Build, list and verify pattern databases.")
 
 
 @app.command("build")
 def pdb_build(
-    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3 or 4 (5 with explicit groups).")],
-    partition: Annotated[str, typer.Option("--partition", help="4-4, 5-3 (3x3); 5-5-5, 6-6-3, 7-8 (4x4); or groups like 1,2,3/4,5,6.")],
+    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5.")],
+    partition: Annotated[str, typer.Option("--partition", help=f"{NAMED}; or groups like 1,2,3/4,5,6.")],
     goal: GoalOpt = "blank-last",
     store: StoreOpt = None,
 ) -> None:

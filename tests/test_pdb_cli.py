@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from program import CLI
 from tilesweep.cli import app
+from tilesweep.solver.heuristics import PARTITIONS
 from tilesweep.solver.ranking import placement_count, unrank_placement
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,6 +134,16 @@ def test_build_refuses_bad_input_with_one_line(tmp_path, args, quoted):
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
     assert not (tmp_path / "store" / "manifest.json").exists()
+
+
+def test_build_help_names_every_partition_and_size():
+    result = invoke("pdb", "build", "--help")
+    assert result.exit_code == 0
+    words = result.output.replace(",", " ").split()
+    for size, names in PARTITIONS.items():
+        assert f"({size}x{size});" in words or f"({size}x{size})" in words
+        assert set(names) <= set(words), names
+    assert "3 or 4" not in " ".join(words)
 
 
 def test_store_on_a_file_is_refused(tmp_path):
