@@ -4,12 +4,13 @@
     python benchmarks/parallel_speedup.py --korf 88 --repeats 1
 
 Serial IDA* runs in this process; parallel IDA* (``solve --parallel``) on embedded
-LocalClusters of one and of ``--workers`` processes, once cancelling the last iteration's
-tasks at the first goal and once searching it whole (``--complete-last-iteration``, the
-same nodes whatever the workers: the fair measure of speed-up). Runs alternate;
+LocalClusters of one and of ``--workers`` processes, once stopping where serial IDA*
+stops (the default: the same nodes as serial IDA*, for any workers) and once searching the
+last iteration whole (``--complete-last-iteration``). Runs alternate;
 each line gives wall seconds of the search (the cluster's start and the kernels'
-compilation excluded), the 1-minute load average before the run, and the node counts,
-which must be serial IDA*'s for every iteration before the last. The same work, the
+compilation excluded), the 1-minute load average before and after the run, and the node
+counts, which must be serial IDA*'s for every iteration before the last, and for every
+iteration and the moves when stopping at the goal. The same work, the
 completed iterations, is also timed on both sides: parallel by its iterations' wall times,
 serial at its overall node rate (its kernel does not time iterations). The Dask overhead of an
 iteration is estimated from the iterations that generate under 10,000 nodes (their
@@ -41,13 +42,17 @@ def load() -> str:
 def parallel_line(label: str, par, serial, completed: int, before: str) -> None:
     x = par.extra
     same = "equal" if x["nodes_completed_iterations"] == completed and par.cost == serial.cost else "DIFFER"
+    if "stop" in label:  # stopping where serial IDA* stops: every count and the moves are its own
+        same = "all equal" if (par.iterations, par.nodes_expanded, par.moves) == (
+            serial.iterations, serial.nodes_expanded, serial.moves) and same == "equal" else "DIFFER"
     small = [s for s, it in zip(x["iteration_seconds"], par.iterations, strict=True) if it["nodes_generated"] < 10_000]
     overhead = f"{1000 * sum(small) / len(small):.0f} ms" if small else "-"
     serial_done = serial.seconds * completed / serial.nodes_generated
     par_done = sum(x["iteration_seconds"][:-1])
     print(f"{label:<28} {par.seconds:8.3f} s  {before}  {par.nodes_generated:,} nodes (completed iterations "
           f"{x['nodes_completed_iterations']:,}: {same}; last {x['nodes_last_iteration']:,}); completed "
-          f"iterations {par_done:.3f} s (serial ~{serial_done:.3f} s); small iteration {overhead}", flush=True)
+          f"iterations {par_done:.3f} s (serial ~{serial_done:.3f} s); small iteration {overhead}; after: {load()}",
+          flush=True)
 
 
 def main() -> None:
@@ -74,7 +79,8 @@ def main() -> None:
             completed = sum(it["nodes_generated"] for it in serial.iterations[:-1])
             best["serial"] = min(best.get("serial", float("inf")), serial.seconds)
             print(f"{'serial':<28} {serial.seconds:8.3f} s  {before}  {serial.nodes_generated:,} nodes (completed "
-                  f"iterations {completed:,}, last {serial.iterations[-1]['nodes_generated']:,})", flush=True)
+                  f"iterations {completed:,}, last {serial.iterations[-1]['nodes_generated']:,}); after: {load()}",
+                  flush=True)
             for label, runner in runners.items():
                 before = load()
                 par = solve(board, "blank-first", "idastar", args.heuristic, split=runner)

@@ -12,12 +12,18 @@ task whose worker dies is run again elsewhere (its result is the same).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
+import pyarrow as pa
 from distributed import Client, as_completed, get_worker
 
+from tilesweep.jobs.schema import normalise_row, rows_to_table
+from tilesweep.jobs.work import ChunkJob, solve_one, stopped_rows, worker_label
 from tilesweep.solver.fsm import automaton as fsm_automaton
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.limits import LIMIT_NODES
+from tilesweep.solver.options import check_split_depth
 from tilesweep.solver.splitsearch import split_runner
 from tilesweep.solver.status import RUNNING
 from tilesweep.solver.subtrees import Chunk, ChunkResult, subtrees_call, warmed
@@ -26,7 +32,7 @@ from .connect import ClusterError
 from .plugin import SweepPlugin
 from .run import check_workers_version, register
 from .share import ensure_tables
-from .tables import pdb_heuristics, resolve
+from .tables import open_tables, pdb_heuristics, read_automaton, resolve
 
 RETRIES = 2
 
@@ -54,9 +60,30 @@ def _search(job: SubtreeJob, worker):
     return subtrees_call(job.size, job.goal, H, fsm)
 
 
+# The limits arrays of the chunk searches running in this worker process, by task key:
+# a kernel cannot be interrupted, but it reads its node budget every CHECK_EVERY nodes.
+_RUNNING: dict[str, np.ndarray] = {}
+
+
 def search_chunk(job: SubtreeJob, chunk: Chunk, bound: int, stop_at_goal: bool, limits) -> ChunkResult:
-    """The task: one iteration below the roots of ``chunk``."""
-    return _search(job, get_worker())(chunk, bound, stop_at_goal, limits)
+    """The task: one iteration below the roots of ``chunk`` (:func:`stop_chunks` stops it)."""
+    worker = get_worker()
+    key = worker.get_current_task()
+    _RUNNING[key] = limits = limits.copy()
+    try:
+        return _search(job, worker)(chunk, bound, stop_at_goal, limits)
+    finally:
+        _RUNNING.pop(key, None)
+
+
+async def stop_chunks(keys: list[str], dask_worker=None) -> None:
+    """Stop the running chunk searches of ``keys`` in this worker, within a check of their
+    limits (a millisecond or so): their node budget drops to 0. A coroutine, so the client
+    need not wait for it (``client.run(..., wait=False)``)."""
+    for key in keys:
+        limits = _RUNNING.get(key)
+        if limits is not None:
+            limits[LIMIT_NODES] = 0
 
 
 def warm(job: SubtreeJob, dask_worker=None) -> None:
@@ -65,22 +92,37 @@ def warm(job: SubtreeJob, dask_worker=None) -> None:
 
 
 def dask_chunks(client: Client, job: SubtreeJob):
-    """``run_chunks`` of :func:`solver.splitsearch.split_idastar`: one task per chunk;
-    after a goal (or a limit) the iteration's other tasks are cancelled if ``stop_at_goal``."""
+    """``run_chunks`` of :func:`solver.splitsearch.split_idastar`: one task per chunk, run in
+    the chunks' order (Dask priorities). With ``stop_at_goal``, once a chunk meets a goal the
+    later chunks are cancelled and the earlier ones awaited; a limit hit cancels the rest."""
     def run(chunks, bound, stop_at_goal, limits):
         futures = [client.submit(search_chunk, job, chunk, int(bound), stop_at_goal, limits, pure=False,
-                                 retries=RETRIES) for chunk in chunks]
-        results = []
+                                 retries=RETRIES, priority=len(chunks) - i) for i, chunk in enumerate(chunks)]
+        place = {future.key: i for i, future in enumerate(futures)}
+        results, needed = {}, len(chunks)  # the chunks before `needed` are awaited
         try:
             for future in as_completed(futures):
-                results.append(future.result())
-                if results[-1].status != RUNNING or stop_at_goal and results[-1].solved >= 0:
+                i = place[future.key]
+                if i >= needed:
+                    continue
+                result = results[i] = future.result()
+                if result.status != RUNNING:
+                    break
+                if stop_at_goal and result.solved >= 0:
+                    needed = i + 1
+                    later = [future.key for future in futures[needed:] if not future.done()]
+                    client.cancel(futures[needed:])
+                    client.run(stop_chunks, later, wait=False)
+                if sum(j < needed for j in results) == needed:
                     break
         except Exception as err:  # noqa: BLE001 - a task's remote failure arrives as any type
             raise ClusterError(f"a parallel IDA* task failed on the cluster ({type(err).__name__}: {err})") from None
         finally:
-            client.cancel(futures)
-        return results
+            left = [future for future in futures if not future.done()]
+            client.cancel(left)
+            if left:  # the ones already running stop too, not to hold a core for a chunk
+                client.run(stop_chunks, [future.key for future in left], wait=False)
+        return [results[i] for i in sorted(results) if i < needed]
     return run
 
 
@@ -109,3 +151,32 @@ def dask_runner(client: Client, store: str | None, split_depth: int, complete_la
         return dask_chunks(client, job)
 
     return split_runner(run_chunks_for, worker_count(client), split_depth, complete_last_iteration, small_here)
+
+
+def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: pa.Table, on_row=None) -> pa.Table:
+    """``table`` with each of its :func:`stopped_rows` solved again by parallel IDA* on
+    ``client``'s workers (default split depth), the row exactly as the task would have made
+    it without a node budget (counts and moves: the split search stops where serial IDA*
+    does), but for ``seconds`` (the stopped attempt's and the parallel search's) and
+    ``worker`` (``parallel:N@`` this process). ``on_row(index, heuristic)`` is told of each."""
+    positions = stopped_rows(job, table)
+    if not positions:
+        return table
+    root = resolve(store)
+    _, tables = open_tables(root, [h for _, h in job.combos], job.size, job.goal)
+    read_automaton(root, job.prune, job.size)
+    runner = dask_runner(client, store, check_split_depth(None, job.size))
+    label = f"parallel:{worker_count(client)}@{worker_label()}"
+    instances = list(job.instances)
+    rows = table.to_pylist()
+    for i in positions:
+        (index, tiles), (algorithm, heuristic) = instances[i // len(job.combos)], job.combos[i % len(job.combos)]
+        if on_row is not None:
+            on_row(index, heuristic)
+        spent = rows[i]["seconds"] or 0.0
+        left = None if job.time_limit is None else max(1e-3, job.time_limit - spent)
+        row = solve_one(replace(job, parallel_above=None, time_limit=left), index, tiles, algorithm, heuristic,
+                        lambda name: tables[name], frozenset(), split=runner)
+        rows[i] = normalise_row(row) | {"seconds": spent + (row.get("seconds") or 0.0), "worker": label,
+                                        "time_limit": job.time_limit}
+    return rows_to_table(rows)

@@ -23,7 +23,7 @@ import tilesweep
 from tilesweep.jobs.parts import write_part
 from tilesweep.jobs.schema import normalise_row, rows_to_table
 from tilesweep.jobs.sweep import Plan
-from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table
+from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table, stopped_rows
 from tilesweep.pdb_store import BuildProgress
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.errors import TilesweepError
@@ -182,6 +182,7 @@ class _Runner:
 
     def __init__(self, client: Client, plan: Plan, plugin: str, on_progress=None):
         self.client, self.plan, self.plugin, self.on_progress = client, plan, plugin, on_progress
+        self.held: list[tuple[ChunkJob, pa.Table]] = []  # chunks with rows for parallel IDA*
         self.jobs: dict[str, ChunkJob] = {}
         self.owner: dict[str, str] = {}  # piece key -> the split chunk's key
         self.splits: dict[str, _Split] = {}
@@ -225,6 +226,12 @@ class _Runner:
                 return
             job = self.splits.pop(owner).job
             table = pa.concat_tables([split.tables[k] for k in split.pieces(owner)])
+        if stopped_rows(job, table):
+            self.held.append((job, table))
+        else:
+            self.write(job, table)
+
+    def write(self, job: ChunkJob, table: pa.Table) -> None:
         write_part(self.plan.spec, job.chunk, table)
         self.plan.done.add(job.chunk)
         self.done_solves += table.num_rows
@@ -235,12 +242,16 @@ class _Runner:
 
 
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
-             on_build=None, on_layer=None) -> int:
+             on_build=None, on_layer=None, parallel_above: int | None = None, solve_stopped=None) -> int:
     """Run every pending chunk of ``plan``, writing its part as each task finishes.
 
     A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
     one solve a task; a solve that still kills them becomes an ``error`` row (reason
     ``worker_died``). Returns the number of such rows.
+
+    ``parallel_above``: IDA* rows stop at that many nodes in their task; once every task
+    is done, ``solve_stopped(job, table)`` (:func:`.parallel.solve_stopped_rows` on this
+    client) solves them again by parallel IDA* and the chunk's part is written then.
     """
     pending = plan.pending
     if not pending:
@@ -252,7 +263,9 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources, spec.prune), name)
     runner = _Runner(client, plan, name, on_progress)
     try:
-        runner.run({chunk_key(plan, job.chunk): job for job in pending})
+        runner.run({chunk_key(plan, job.chunk): replace(job, parallel_above=parallel_above) for job in pending})
+        for job, table in runner.held:
+            runner.write(job, solve_stopped(job, table))
     except TilesweepError:
         raise
     except (CancelledError, CommClosedError) as err:

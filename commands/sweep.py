@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Annotated, Optional
 
 import typer
@@ -45,6 +46,7 @@ def sweep(
     store: StoreOpt = None,
     scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None,
+    parallel_above: Annotated[Optional[int], typer.Option("--parallel-above", parser=typed("parallel_above"), help="IDA* rows that pass this many nodes are stopped and, once the other tasks are done, solved by parallel IDA* on every worker (the same rows).")] = None,
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
@@ -67,7 +69,7 @@ def sweep(
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
-                   workers=workers, time_limit=time_limit, max_memory=max_memory, prune=prune)
+                   workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune)
 
     def setup():
         from tilesweep.cluster.connect import scheduler_address
@@ -104,11 +106,16 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
     """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command;
     if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on."""
     from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
+    from tilesweep.cluster.parallel import solve_stopped_rows
     from tilesweep.cluster.run import SchedulerLostError, run_plan
     from tilesweep.jobs.parts import finished_chunks
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
+
+    def announce_parallel(index, heuristic):
+        typer.echo(f"instance {index} (idastar, {heuristic}) passed {run.parallel_above:,} nodes: "
+                   "parallel IDA* on every worker", err=True)
 
     def action():
         start = time.perf_counter()
@@ -116,7 +123,9 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
-            isolated = run_plan(client, plan, run.store, ProgressBar(), announce, BuildProgressLine())
+            isolated = run_plan(client, plan, run.store, ProgressBar(), announce, BuildProgressLine(),
+                                run.parallel_above, partial(solve_stopped_rows, client, run.store,
+                                                            on_row=announce_parallel))
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
         if isolated:
             typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "

@@ -39,8 +39,9 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "max_nodes": "max_nodes", "chunk-size": "chunk_size", "chunk_size": "chunk_size",
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
-             "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune"}
-RUN_KEYS = ("store", "scheduler", "workers")
+             "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
+             "parallel-above": "parallel_above", "parallel_above": "parallel_above"}
+RUN_KEYS = ("store", "scheduler", "workers", "parallel_above")
 OPTIONAL_LIMITS = ("time_limit", "max_memory")
 
 
@@ -58,7 +59,8 @@ def parse_chunk_size(value) -> int | str:
 # it was given and the spec is built from typed values only.
 OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1), "seed": _whole("seed", 0),
                   "max_nodes": _whole("max-nodes", 1), "chunk_size": parse_chunk_size,
-                  "workers": _whole("workers", 1), "time_limit": check_time_limit,
+                  "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1),
+                  "time_limit": check_time_limit,
                   "max_memory": check_memory, "instances": InstanceSource.parse}
 
 
@@ -177,18 +179,20 @@ class SweepSpec:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Where a sweep runs; never part of its identity."""
+    """Where and how a sweep runs; never part of its identity (``parallel_above`` sends the
+    hardest IDA* rows through parallel IDA*, which gives them the same counts)."""
 
     store: str | None = None
     scheduler: str | None = None
     workers: int | None = None
+    parallel_above: int | None = None
 
     def args(self) -> list[str]:
         out = []
         for key in RUN_KEYS:
             value = getattr(self, key)
             if value is not None:
-                out += [f"--{key}", _quote(str(value))]
+                out += [f"--{key.replace('_', '-')}", _quote(str(value))]
         return out
 
 
@@ -298,7 +302,7 @@ def build_spec(options: dict, toml_path: str | None = None,
     if toml_path is not None:
         merged.update(read_toml(toml_path))
     merged.update(parse_options({k: v for k, v in options.items() if v is not None and v != ()}))
-    run = RunOptions(merged.pop("store", None), merged.pop("scheduler", None), merged.pop("workers", None))
+    run = RunOptions(*(merged.pop(key, None) for key in RUN_KEYS))
     return _validate(merged, workers if run.workers is None else run.workers), run
 
 

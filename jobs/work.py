@@ -41,6 +41,26 @@ class ChunkJob:
     time_limit: float | None = None
     max_memory: int | None = None
     prune: str = "parent"
+    # IDA* rows stop at this many nodes, to be solved again by parallel IDA* (a run
+    # setting, ``--parallel-above``: the rows come out the same, cluster.parallel)
+    parallel_above: int | None = None
+
+
+def node_budget(job: ChunkJob, algorithm: str) -> int | None:
+    """The node budget a row runs under in its task: the spec's, or for IDA* the smaller
+    ``parallel_above`` (the row's ``max_nodes`` column still records the spec's)."""
+    if algorithm != "idastar" or job.parallel_above is None:
+        return job.max_nodes
+    return min(job.parallel_above, job.max_nodes or job.parallel_above)
+
+
+def stopped_rows(job: ChunkJob, table: pa.Table) -> list[int]:
+    """Positions in ``table`` (``job``'s rows) of the IDA* rows that ``job.parallel_above``,
+    not the spec's node budget, stopped."""
+    if job.parallel_above is None or node_budget(job, "idastar") == job.max_nodes:
+        return []
+    rows = table.select(["algorithm", "status"]).to_pylist()
+    return [i for i, row in enumerate(rows) if row["algorithm"] == "idastar" and row["status"] == "budget_exceeded"]
 
 
 def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
@@ -85,8 +105,9 @@ def error_row(base: dict, algorithm: str, heuristic: str, reason: str, message: 
 
 
 def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str, heuristic: str,
-              tables_for, faults: frozenset[int], max_memory: int | None = None) -> dict:
-    """One result row; a solve that raises becomes a row with status ``error``."""
+              tables_for, faults: frozenset[int], max_memory: int | None = None, split=None) -> dict:
+    """One result row; a solve that raises becomes a row with status ``error``. ``split``:
+    IDA* by split search (:func:`solver.solve.solve`)."""
     board = Board(tiles, job.size)
     base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": board.text()}
     spec = parse_heuristic(heuristic, job.size, job.goal) if heuristic != "none" else "manhattan"
@@ -94,8 +115,8 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     try:
         if index in faults:
             raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
-        row = solve(board, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
-                    job.max_memory or max_memory, job.prune).to_dict()
+        row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
+                    job.max_memory or max_memory, job.prune, split).to_dict() | {"max_nodes": job.max_nodes}
     # The task boundary: a solve that raises, whatever the cause, becomes its row's
     # status error (the message kept), and the chunk goes on; a sweep never dies of one board.
     except Exception as err:  # noqa: BLE001
@@ -137,12 +158,12 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
     """The rows of one (algorithm, heuristic) on ``boards``, solved by :func:`solve_boards`."""
     spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
-    cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, job.max_nodes, job.time_limit,
-                        job.max_memory or budget, job.prune)
+    cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, node_budget(job, algorithm),
+                        job.time_limit, job.max_memory or budget, job.prune)
     k = len(indices)
     columns = {name: value for name, value in vars(cols).items() if isinstance(value, list)}
     constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
-                 "heuristic": cols.heuristic, "max_nodes": cols.max_nodes, "time_limit": cols.time_limit,
+                 "heuristic": cols.heuristic, "max_nodes": job.max_nodes, "time_limit": cols.time_limit,
                  "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label}
     columns.update({name: [value] * k for name, value in constants.items()})
     return columns_to_table({**columns, "instance": indices, "tiles": texts})

@@ -73,11 +73,29 @@ class Frontier:
                         int(self.f[cut].min()) if cut.any() else no_bound, np.flatnonzero(kept & self.goal),
                         np.flatnonzero(kept & ~self.goal & (self.depth == self.split_depth)))
 
-    def chunks(self, roots: np.ndarray, count: int) -> list[Chunk]:
-        """``roots`` dealt round-robin into at most ``count`` chunks (neighbouring roots have
-        subtrees of similar size, so dealing spreads the big ones), each in frontier order."""
+    def upto(self, bound: int, index: int) -> tuple[int, int]:
+        """Nodes generated and expanded above the roots in the iteration with ``bound`` until
+        the search meets node ``index`` (in depth-first order, that node included): what the
+        serial search counts there when it stops at a goal that is, or lies below, ``index``."""
+        met = self.rank <= self.rank[index]
+        generated = met & (self.above <= bound)
+        kept = generated & (self.f <= bound) & ~self.goal
+        return int(np.count_nonzero(generated)), 1 + int(np.count_nonzero(kept))
+
+    def chunks(self, roots: np.ndarray, weights: np.ndarray, count: int) -> list[Chunk]:
+        """``roots`` (in frontier order, which is depth-first order) cut into runs of
+        consecutive roots of about equal total ``weights`` (predicted subtree sizes,
+        positive): a root joins the run of the ``count``-th share of the total in which its
+        own work starts, and a root heavier than a share starts a new run (so at most
+        ``count`` runs, and one more for each such root)."""
+        if len(roots) == 0:
+            return []
+        weights = np.asarray(weights, dtype=np.float64)
+        share = weights.sum() / count
+        run = np.floor((np.cumsum(weights) - weights) / share)
+        cuts = np.flatnonzero((np.diff(run) > 0) | (weights[1:] >= share)) + 1
         return [Chunk(ids, self.boards[ids], self.depth[ids], self.last[ids], self.q[ids])
-                for ids in (roots[k::count] for k in range(min(count, len(roots))))]
+                for ids in np.split(roots, cuts)]
 
     def path(self, index: int) -> str:
         """The moves from the start to node ``index``."""

@@ -1,22 +1,28 @@
 """IDA* with each iteration split at a frontier into chunks of subtrees (split search).
 
 The start is expanded once to the split depth (:mod:`solver.frontier`). Each iteration
-counts the nodes above the frontier itself, deals the roots it keeps into chunks and hands
+counts the nodes above the frontier itself, cuts the roots it keeps into chunks and hands
 them, with the bound, to ``run_chunks`` (in this process: :func:`local_chunks`; on Dask:
 :mod:`cluster.parallel`), whose kernels (:mod:`solver.subtrees`) search each root's
 subtree exactly as the serial kernels do. The next bound is the least f above the bound
 over the frontier and every chunk. The search stops after the first iteration that
 accepts a goal.
 
+Chunks are runs of consecutive roots (in depth-first order) of about equal predicted work:
+a root's subtree in one iteration predicts its size in the next well (sizes vary by orders
+of magnitude between roots), so each root weighs what its subtree generated in the
+iteration before (roots new to this iteration weigh one node).
+
 Node accounting: an iteration that ends without a goal is searched in full, so its count
 equals serial IDA*'s to the node (``nodes_completed_iterations``). In the last iteration
-serial IDA* stops at its first goal in depth-first order, while here the chunks of the
-iteration run at once: by default the others are cancelled once a goal is found and
-``nodes_last_iteration`` counts what the finished chunks generated; with
+serial IDA* stops at the first goal it meets in depth-first order. By default so does the
+split search: when a chunk meets a goal the later chunks are cancelled, the earlier ones
+searched to their end, and the iteration is counted as serial IDA* counts it, up to that
+goal (the nodes above the roots it meets first, the whole subtrees of the roots before
+it, its own up to the goal): every count and the moves are serial IDA*'s. With
 ``complete_last_iteration`` every chunk runs, each root's subtree to its first goal, so
-that count depends neither on the workers nor on the chunks. Of the goals an iteration
-finds, the one serial IDA* meets first is reported, so under ``complete_last_iteration``
-the moves are serial IDA*'s too.
+``nodes_last_iteration`` counts more than serial IDA* does, the same for any workers and
+chunks; the goal reported is still the one serial IDA* meets first.
 """
 
 from __future__ import annotations
@@ -81,10 +87,13 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits:
     """IDA* from the start whose ``frontier`` is given, its heuristic value ``h0``.
 
     ``run_chunks(chunks, bound, stop_at_goal, limits)`` searches a list of
-    :class:`~solver.subtrees.Chunk` and returns their :class:`~solver.subtrees.ChunkResult`
-    (those it ran) on ``workers`` workers (:func:`chunk_count` chunks an iteration). The node
-    budget and time limit of ``limits`` hold for the whole search: each iteration's chunks
-    get what is left of them, and the search stops when one is met.
+    :class:`~solver.subtrees.Chunk` on ``workers`` workers (:func:`chunk_count` chunks an
+    iteration) and returns their :class:`~solver.subtrees.ChunkResult`. The chunks are runs
+    of roots in depth-first order; with ``stop_at_goal`` it returns the results of the chunks
+    up to the first, in that order, whose search met a goal (each chunk stops at its first
+    goal; later chunks are not needed), else of every chunk (a limit hit may end it early).
+    The node budget and time limit of ``limits`` hold for the whole search: each iteration's
+    chunks get what is left of them, and the search stops when one is met.
 
     ``run_here`` (a ``run_chunks`` in this process) runs the first iterations, as one
     chunk, for as long as each generates under :data:`HERE_NODES` nodes: they are too
@@ -93,25 +102,35 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits:
     out = SplitOutcome(iterations=[], iteration_seconds=[])
     start = time.perf_counter()
     bound = h0
+    stop = not complete_last_iteration
+    sizes = np.zeros(len(frontier.depth), dtype=np.int64)  # nodes below each root in the iteration before
     while len(out.iterations) < MAX_ITERATIONS:
         began = time.perf_counter()
         top = frontier.at(bound, NO_BOUND)
-        stop = not complete_last_iteration
+        roots = top.roots
+        if stop and len(top.goals):  # serial IDA* stops at this goal: only the roots before it are searched
+            roots = roots[frontier.rank[roots] < frontier.rank[top.goals].min()]
         count = 1 if run_here else chunk_count(out.iterations[-1]["nodes_generated"] if out.iterations else 0, workers)
-        chunks = [] if stop and len(top.goals) else frontier.chunks(top.roots, count)
+        chunks = frontier.chunks(roots, sizes[roots] + 1, count)
         results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
-        nodes = top.generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
+        for r in results:
+            sizes[r.ids] = r.sizes
+        found = [(int(frontier.rank[g]), g, "") for g in top.goals]
+        found += [(int(frontier.rank[r.solved]), r.solved, r.moves) for r in results if r.solved >= 0]
+        generated, expanded = top.generated, top.expanded
+        if found and stop:  # count as serial IDA* does, up to the goal it meets first
+            generated, expanded = frontier.upto(bound, min(found)[1])
+        nodes = generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
         out.generated += nodes
-        out.expanded += top.expanded + sum(r.expanded for r in results)
+        out.expanded += expanded + sum(r.expanded for r in results)
         out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
         out.iteration_seconds.append(time.perf_counter() - began)
         if nodes >= HERE_NODES:
             run_here = None
         out.last = nodes
-        found = [(int(frontier.rank[g]), frontier.path(g)) for g in top.goals]
-        found += [(int(frontier.rank[r.solved]), frontier.path(r.solved) + r.moves) for r in results if r.solved >= 0]
         if found:
-            out.status, out.moves = SOLVED, min(found)[1]
+            _, index, moves = min(found)
+            out.status, out.moves = SOLVED, frontier.path(index) + moves
             break
         failed = [r.status for r in results if r.status != RUNNING]
         if failed:

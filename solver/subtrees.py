@@ -6,8 +6,9 @@ The kernels here take a bound and a chunk of roots (each its board, depth g, the
 made it and its automaton state) and run, below each root in turn, the same depth-first
 contour as the serial kernels (:func:`solver.idastar.contour_tiles`,
 :func:`solver.idastar.contour`), so every root's subtree generates exactly the nodes the
-serial iteration generates there. They return the nodes generated, the least f above the
-bound, and the first root whose subtree holds a goal within the bound, with its path.
+serial iteration generates there. They return the nodes generated (in all and below each
+root: the split search deals the next iteration's roots by these sizes), the least f above
+the bound, and the first root whose subtree holds a goal within the bound, with its path.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
     solved : int64          the first root (row) below which a goal was found, or -1
     path : int8[MAX_DEPTH]  the moves from that root to the goal in ``path[:cost]``
     cost, generated, expanded, next_bound : int64
+    sizes : int64[R]        nodes generated below each root (0: not searched)
     """
     n_roots, n = boards.shape
+    sizes = np.zeros(n_roots, dtype=np.int64)
     lists = successor_lists(nbr8)
     delta = tile_deltas(nbr8, tile_cost)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
@@ -72,9 +75,18 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
             s0 += tile_cost[t, c]
             if t == 0:
                 blank = c
-        st, generated, expanded, min_excess, moves, check_at = contour_tiles(
-            tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-            st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+        before = generated
+        # Two inlined copies with a constant use_fsm, as in _idastar_tiles: the one for parent
+        # pruning compiles without the automaton (a shared copy runs ~10 % slower).
+        if use_fsm:
+            st, generated, expanded, min_excess, moves, check_at = contour_tiles(
+                tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, True)
+        else:
+            st, generated, expanded, min_excess, moves, check_at = contour_tiles(
+                tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
+                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, False)
+        sizes[r] = generated - before
         if min_excess < np.int64(1) << 60:
             next_bound = min(next_bound, bound + (min_excess + scale - 1) // scale)
         if st == SOLVED:
@@ -86,7 +98,7 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
         elif st != RUNNING:
             status = st
             break
-    return status, solved, path, cost, generated, expanded, next_bound
+    return status, solved, path, cost, generated, expanded, next_bound, sizes
 
 
 @kernel
@@ -98,6 +110,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     :func:`solver.idastar._idastar`.
     """
     n_roots, n = boards.shape
+    sizes = np.zeros(n_roots, dtype=np.int64)
     lists = successor_lists(nbr)
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
@@ -117,9 +130,11 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
             tiles[c] = boards[r, c]
             pos[tiles[c]] = c
         h_init(tiles, pos, size, H, rows, 0)
+        before = generated
         st, generated, expanded, nb, moves, check_at = contour(
             tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, st_pos, st_q,
             scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+        sizes[r] = generated - before
         next_bound = min(next_bound, nb)
         if st == SOLVED:
             if solved < 0:
@@ -130,7 +145,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
         elif st != RUNNING:
             status = st
             break
-    return status, solved, path, cost, generated, expanded, next_bound
+    return status, solved, path, cost, generated, expanded, next_bound, sizes
 
 
 class Chunk(NamedTuple):
@@ -152,6 +167,8 @@ class ChunkResult(NamedTuple):
     generated: int
     expanded: int
     next_bound: int      # least f above the bound met (NO_BOUND: none)
+    ids: np.ndarray      # the chunk's roots (frontier indices) ...
+    sizes: np.ndarray    # ... and the nodes generated below each (0: not searched)
 
 
 def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
@@ -174,11 +191,11 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
                              limits, fsm, automaton is not None)
 
     def search(chunk: Chunk, bound: int, stop_at_goal: bool, limits: np.ndarray) -> ChunkResult:
-        status, solved, path, cost, generated, expanded, next_bound = kernel_call(chunk, bound, stop_at_goal,
-                                                                                  limits)
+        status, solved, path, cost, generated, expanded, next_bound, sizes = kernel_call(
+            chunk, bound, stop_at_goal, limits)
         moves = _moves_text(path, int(cost)) if solved >= 0 else ""
         return ChunkResult(int(status), int(chunk.ids[solved]) if solved >= 0 else -1, moves, int(generated),
-                           int(expanded), int(next_bound))
+                           int(expanded), int(next_bound), chunk.ids, sizes)
 
     return search
 

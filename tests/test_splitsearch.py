@@ -122,3 +122,45 @@ def test_split_depth_values():
 def test_split_refuses_other_algorithms():
     with pytest.raises(InvalidOptionError, match="IDA\\* only"):
         solve(Board.goal(3, "blank-last").apply("U"), "blank-last", "astar", split=local_runner(3))
+
+
+@pytest.mark.parametrize("number", [79, 12, 55])
+@pytest.mark.parametrize("depth", [1, 6, 11])
+def test_stopping_at_the_goal_counts_as_serial(korf100, number, depth):
+    """The default last iteration stops where serial IDA* stops: every iteration's count,
+    the nodes expanded and the moves are serial IDA*'s, for any chunks."""
+    board = Board(korf100[number], 4)
+    serial = solve(board, "blank-first")
+    for workers in (1, 3):
+        split = solve(board, "blank-first", split=local_runner(depth, workers))
+        assert split.iterations == serial.iterations
+        assert (split.nodes_generated, split.nodes_expanded, split.moves) == (
+            serial.nodes_generated, serial.nodes_expanded, serial.moves)
+
+
+def test_stopping_at_the_goal_counts_as_serial_with_goals_in_the_frontier():
+    """8-puzzles whose goal lies above the roots, at the roots or below them."""
+    goal_t = goal_tiles("blank-last", 3)
+    rng = np.random.default_rng(61)
+    boards = [random_walk_instance(3, goal_t, k, rng) for k in (1, 3, 6, 9, 12)]
+    boards += [uniform_instance(3, goal_t, rng) for _ in range(3)]
+    for board in boards:
+        serial = solve(board, "blank-last")
+        for depth in (1, 4, 9, 14):
+            split = solve(board, "blank-last", split=local_runner(depth, 2))
+            assert (split.iterations, split.nodes_expanded, split.moves) == (
+                serial.iterations, serial.nodes_expanded, serial.moves)
+
+
+def test_chunks_are_runs_of_roots_of_equal_weight(korf100):
+    goal = goal_tiles("blank-first", 4)
+    frontier = expand(korf100[1], 4, goal, kernel_heuristic(parse_heuristic("manhattan", 4, goal), 4, goal), 6)
+    roots = np.flatnonzero(frontier.depth == 6)
+    weights = np.random.default_rng(3).pareto(1.5, len(roots)) + 1
+    weights[100] = weights.sum()  # a root heavier than all others together: a run of its own
+    chunks = frontier.chunks(roots, weights, 8)
+    assert np.array_equal(np.concatenate([c.ids for c in chunks]), roots) and len(chunks) <= 9
+    assert any(np.array_equal(c.ids, [roots[100]]) for c in chunks)
+    others = [weights[np.searchsorted(roots, c.ids)].sum() for c in chunks if roots[100] not in c.ids]
+    assert max(others) <= weights.sum() / 8 + np.sort(weights)[-2]
+    assert frontier.chunks(roots[:0], weights[:0], 8) == []

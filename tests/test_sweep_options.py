@@ -37,6 +37,7 @@ CASES = {
     "--store": ("store", [("pdb", "pdb")]),
     "--scheduler": ("scheduler", [("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786")]),
     "--workers": ("workers", [("3", 3)]),
+    "--parallel-above": ("parallel-above", [("100000000", 100_000_000)]),
     "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
     "--max-nodes": ("max-nodes", [("100000", 100000)]),
     "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
@@ -123,7 +124,7 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
     spec, run = check_same(folder, monkeypatch, {option: (words, value)})
     key = option[2:].replace("-", "_")
     typed = value if not isinstance(value, list) else tuple(value)
-    if key in ("store", "scheduler", "workers"):
+    if key in ("store", "scheduler", "workers", "parallel_above"):
         assert getattr(run, key) == typed
     elif key == "instances" and value == BOARDS:
         assert str(spec.instances) == str(folder / BOARDS) and spec.count == 3
@@ -160,6 +161,8 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--max-nodes", "0", "0", "max-nodes 0 is too small"),
     ("--chunk-size", "big", '"big"', "chunk-size 'big' is not a whole number"),
     ("--workers", "none", '"none"', "workers 'none' is not a whole number"),
+    ("--parallel-above", "0", "0", "parallel-above 0 is too small"),
+    ("--parallel-above", "many", '"many"', "parallel-above 'many' is not a whole number"),
     ("--time-limit", "soon", '"soon"', "time-limit 'soon' is not a number of seconds"),
     ("--max-memory", "lots", '"lots"', "max-memory 'lots' is not a size"),
 ])
