@@ -14,6 +14,10 @@ helpers take single arrays, never the heuristic tuple; kernels unpack it once.
 """
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .jit import inline_kernel, kernel
 from .ranking import placement_digit
@@ -37,8 +41,8 @@ ID_MASK = (1 << ID_BITS) - 1
 
 
 @inline_kernel
-def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, reflected):
-    """PDB value of group ``g`` for the board (``reflected``: of its mirror image)."""
+def group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected):
+    """Index of group ``g``'s placement on the board (``reflected``: on its mirror image)."""
     n_cells = pos.shape[0]
     used = np.int64(0)
     rank = np.int64(0)
@@ -50,7 +54,32 @@ def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, refle
             c = np.int64(pos[t])
         rank = rank * (n_cells - i) + placement_digit(used, c)
         used |= np.int64(1) << c
-    return np.int64(table[rank])
+    return rank
+
+
+@inline_kernel
+def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, reflected):
+    """PDB value of group ``g`` for the board (``reflected``: of its mirror image)."""
+    return np.int64(table[group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)])
+
+
+@intrinsic
+def prefetch(typingctx, table, index):
+    """Ask the CPU to fetch ``table[index]`` into its caches without waiting for it.
+
+    A table lookup is a cache (and TLB) miss in tables of 58 to 519 MB; issuing the
+    lookups of all children of a node before reading any lets them overlap.
+    """
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        address = builder.gep(array.data, [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch." + address.type.intrinsic_name)
+        # read, keep in all cache levels, data
+        builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(table, index), codegen
 
 
 @inline_kernel
@@ -267,6 +296,43 @@ def id_step(tiles, size, t, blank, target, row, lc_code, parts):
 
 
 @inline_kernel
+def child_parts(tiles, size, t, blank, target, row, tile_cost, scale, use_lc, lc_code, lc_table, w, terms,
+                n_terms, parts):
+    """The parts of a child's h other than its pattern databases: ``(tiles, lc, wd)``.
+
+    ``row`` is the parent's; the board must already show the move (tile ``t`` from
+    ``target`` into ``blank``). ``w`` is the child's walking distance (:func:`wd_step`, 0
+    when unused), to which a term marked ``TERM_ID`` adds the inversion distance. The new
+    parts go to ``parts`` as :func:`child_h` describes.
+    """
+    if has_term(terms, n_terms, TERM_ID):  # only with walking distance in use
+        w = id_step(tiles, size, t, blank, target, row, lc_code, parts)
+    s = row[HS_TILES] + tile_cost[t, blank] - tile_cost[t, target]
+    parts[0] = s
+    ht = s if scale == 1 else (s + scale - 1) // scale
+    lc = np.int64(0)
+    if use_lc:
+        la, lb = moved_lines(blank, target, size)
+        va = line_value(tiles, la, size, lc_code, lc_table)
+        vb = line_value(tiles, lb, size, lc_code, lc_table)
+        parts[1], parts[2], parts[3], parts[4] = la, va, lb, vb
+        lc = row[HS_LC] - row[HS_LINE0 + la] - row[HS_LINE0 + lb] + va + vb
+    return ht, lc, w
+
+
+@inline_kernel
+def pdb_sum(row, total, first, g, table, rank, parts, slot):
+    """The PDB sum ``row[total]`` with group ``g``'s value ``row[first + g]`` replaced by
+    ``table[rank]`` (kept in ``parts[slot]``); unchanged when ``g < 0``."""
+    s = row[total]
+    if g >= 0:
+        v = np.int64(table[rank])
+        parts[slot] = v
+        s += v - row[first + g]
+    return s
+
+
+@inline_kernel
 def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
             lc_table, n_groups, group_tiles, group_k, g, table_g, g2, table_g2, reflect,
             refl_tile, refl_cell, w, terms, n_terms, parts):
@@ -282,33 +348,15 @@ def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_l
     vertical and horizontal inversions) for :func:`commit_child`.
     """
     row = rows[d]
-    if has_term(terms, n_terms, TERM_ID):  # only with walking distance in use
-        w = id_step(tiles, size, t, blank, target, row, lc_code, parts)
-    s = row[HS_TILES] + tile_cost[t, blank] - tile_cost[t, target]
-    parts[0] = s
-    ht = s if scale == 1 else (s + scale - 1) // scale
-    lc = np.int64(0)
-    if use_lc:
-        la, lb = moved_lines(blank, target, size)
-        va = line_value(tiles, la, size, lc_code, lc_table)
-        vb = line_value(tiles, lb, size, lc_code, lc_table)
-        parts[1], parts[2], parts[3], parts[4] = la, va, lb, vb
-        lc = row[HS_LC] - row[HS_LINE0 + la] - row[HS_LINE0 + lb] + va + vb
+    ht, lc, w = child_parts(tiles, size, t, blank, target, row, tile_cost, scale, use_lc, lc_code, lc_table, w,
+                            terms, n_terms, parts)
     p = np.int64(0)
     if n_groups > 0:
-        p = row[HS_PDB]
-        if g >= 0:
-            v = group_value(pos, g, group_tiles, group_k, table_g, refl_tile, refl_cell, False)
-            parts[5] = v
-            p += v - row[HS_GROUP0 + g]
+        r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False) if g >= 0 else 0
+        p = pdb_sum(row, HS_PDB, HS_GROUP0, g, table_g, r, parts, 5)
         if reflect:
-            q = row[HS_PDB_REFL]
-            if g2 >= 0:
-                v = group_value(pos, g2, group_tiles, group_k, table_g2, refl_tile, refl_cell, True)
-                parts[6] = v
-                q += v - row[HS_RGROUP0 + g2]
-            if q > p:
-                p = q
+            r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
+            p = max(p, pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, table_g2, r, parts, 6))
     return combine(ht, lc, p, w, terms, n_terms)
 
 

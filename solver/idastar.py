@@ -22,7 +22,23 @@ heuristic, including linear conflicts and pattern databases.
 
 import numpy as np
 
-from .hstate import HS_LEN, PARTS_LEN, child_h, commit_child, h_init, slide, wd_step
+from .hstate import (
+    HS_GROUP0,
+    HS_LEN,
+    HS_PDB,
+    HS_PDB_REFL,
+    HS_RGROUP0,
+    PARTS_LEN,
+    child_parts,
+    combine,
+    commit_child,
+    group_rank,
+    h_init,
+    pdb_sum,
+    prefetch,
+    slide,
+    wd_step,
+)
 from .jit import inline_kernel, kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
@@ -31,6 +47,8 @@ MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves
 MAX_ITERATIONS = 1024
 LIST_END = np.uint64(255)
 LIST_STRIDE = 8  # room for 4 moves and the end mark
+RANKS_STRIDE = 4  # per depth: a table index for each of up to 4 moves
+RANKS_LEN = (MAX_DEPTH + 1) * RANKS_STRIDE
 
 
 @inline_kernel
@@ -260,14 +278,47 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fs
 
 
 @inline_kernel
-def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, parts, st_pos, st_q, path,
+def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+                  ranks, at):
+    """Table index of each child in the list from ``p`` (the node's blank is ``b``) for its
+    moved tile's group, to ``ranks[at + k]`` for child ``k``, with its entry prefetched.
+
+    All the regular lookups of a node are issued before the first is read, so their cache
+    and TLB misses overlap instead of following one another. (Prefetching the mirror
+    lookups too cost more than it gave: most are skipped, see :func:`contour`.)
+    """
+    k = 0
+    while True:
+        code = lists[p + np.uint64(k)]
+        if code == LIST_END:
+            break
+        tgt = np.int64(target_of(code))
+        t = tiles[tgt]
+        g = tile_group[t]
+        if g >= 0:
+            pos[t] = b  # the child's placement of the moved tile
+            r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False)
+            pos[t] = tgt
+            ranks[at + k] = r
+            prefetch(tables[g], r)
+        k += 1
+
+
+@inline_kernel
+def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
             generated, expanded, check_at, limits, deadline, fsm, use_fsm):
     """One depth-first contour of :func:`_idastar` below a node at depth ``g0``.
 
     ``tiles``/``pos`` show the node, ``rows[0]`` holds its heuristic parts, ``last`` is the
-    move that made it (-1 at the start) and ``q0`` its automaton state. Children of the
+    move that made it (-1 at the start) and ``q0`` its automaton state; ``ranks``
+    (int64[RANKS_LEN]) is room for the children's table indices. Children of the
     node and below are generated and counted as in the serial search; the node itself is
     not.
+
+    With a reflected pattern database the mirror lookup is made only when it can matter:
+    not for a child that the regular sum already cuts off with an f no smaller than the
+    least f above the bound met so far, as the larger h could neither keep the child nor
+    lower the next bound (the counts stay those of the full lookup).
 
     Returns
     -------
@@ -285,6 +336,9 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     b = pos[0]
     q = q0
     p = list_start(b, last)
+    if n_groups > 0:
+        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+                      ranks, 0)
     while True:
         code = lists[p]
         if code == LIST_END:  # all children tried: back up
@@ -297,6 +351,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
             b = pb
             q = st_q[d]
             continue
+        at = d * RANKS_STRIDE + np.int64(p % np.uint64(LIST_STRIDE))
         p += np.uint64(1)
         nq = q
         if use_fsm:
@@ -312,14 +367,25 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
         tgt = np.int64(target_of(code))
         t = tiles[tgt]
         slide(tiles, pos, b, tgt)
-        g = tile_group[t] if n_groups > 0 else -1
-        g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
-        w = wd_step(rows[d], size, t, b, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
+        row = rows[d]
+        w = wd_step(row, size, t, b, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
                     parts) if use_wd else 0
-        hc = child_h(tiles, pos, size, t, b, tgt, rows, d, tile_cost, scale, use_lc, lc_code,
-                     lc_table, n_groups, group_tiles, group_k, g, tables[max(g, 0)], g2,
-                     tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
+        ht, lc, w = child_parts(tiles, size, t, b, tgt, row, tile_cost, scale, use_lc, lc_code, lc_table, w,
+                                terms, n_terms, parts)
+        g, g2 = -1, -1
+        p_sum = np.int64(0)
+        if n_groups > 0:
+            g = tile_group[t]
+            p_sum = pdb_sum(row, HS_PDB, HS_GROUP0, g, tables[max(g, 0)], ranks[at], parts, 5)
+        hc = combine(ht, lc, p_sum, w, terms, n_terms)
         f = g0 + d + 1 + hc
+        if reflect and (f <= bound or f < next_bound):
+            g2 = tile_group[refl_tile[t]]
+            r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
+            q_sum = pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, tables[max(g2, 0)], r, parts, 6)
+            if q_sum > p_sum:
+                hc = combine(ht, lc, q_sum, w, terms, n_terms)
+                f = g0 + d + 1 + hc
         if f > bound:
             if f < next_bound:
                 next_bound = f
@@ -338,6 +404,9 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
         b = tgt
         q = nq
         p = list_start(tgt, move_of(code))
+        if n_groups > 0:
+            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+                          ranks, d * RANKS_STRIDE)
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
@@ -371,6 +440,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     lists = successor_lists(nbr)
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
+    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
     path, bounds, iter_nodes = _outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
@@ -387,7 +457,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
         n_iter += 1
         expanded += 1
         status, generated, expanded, next_bound, cost, check_at = contour(
-            tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, st_pos, st_q, path,
+            tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
             generated, expanded, check_at, limits, deadline, fsm, use_fsm)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import MAX_DEPTH, contour, contour_tiles, successor_lists, tile_deltas
+from .idastar import MAX_DEPTH, RANKS_LEN, contour, contour_tiles, successor_lists, tile_deltas
 from .jit import kernel
 from .limits import deadline_of, make_limits, next_check
 from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
@@ -114,6 +114,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     lists = successor_lists(nbr)
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
+    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
     path = np.zeros(MAX_DEPTH, dtype=np.int8)
     scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
@@ -132,7 +133,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
         h_init(tiles, pos, size, H, rows, 0)
         before = generated
         st, generated, expanded, nb, moves, check_at = contour(
-            tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, st_pos, st_q,
+            tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
             scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
         sizes[r] = generated - before
         next_bound = min(next_bound, nb)
