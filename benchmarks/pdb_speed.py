@@ -11,8 +11,8 @@ worker maps the tables from the PDB store (``$TILESWEEP_STORE``), compiles the k
 board next to the goal, then times only the kernel calls with the process CPU clock (the
 machine is shared: wall time would count other programs' turns). It reports the nodes
 of every instance (the trees must agree to the node), the CPU seconds, and its memory
-from ``/proc/self/smaps_rollup``: what it holds alone (private) and its share of the
-tables' pages that every worker of the host maps (PSS). The same run then times IDA* +
+from ``/proc/self/smaps_rollup``: its resident set and, of it, its own anonymous memory;
+the rest are file pages (the tables) that every worker of the host shares. The same run then times IDA* +
 Manhattan on Korf #1 against the C yardstick (benchmarks/solver_speed.py).
 """
 
@@ -116,8 +116,9 @@ def main() -> None:
         mem = new["memory"]
         line = (f"  {heuristic}: {sum(new['nodes']):,} nodes, {new['cpu']:.2f} CPU s, "
                 f"{sum(new['nodes']) / new['cpu'] / 1e6:.2f} M nodes/s; worker memory: RSS {mem['Rss'] / 1024:.0f} MB, "
-                f"private {(mem['Private_Clean'] + mem['Private_Dirty']) / 1024:.0f} MB, "
-                f"PSS {mem['Pss'] / 1024:.0f} MB, huge pages {(mem['AnonHugePages'] + mem.get('FilePmdMapped', 0)) / 1024:.0f} MB")
+                f"of it {mem['Anonymous'] / 1024:.0f} MB its own (anonymous) and the rest file pages that every "
+                f"worker of the host shares (tables, libraries; {mem.get('FilePmdMapped', 0) / 1024:.0f} MB "
+                f"on huge pages)")
         if "old" in trees:
             old = best["old", heuristic]
             same = "same nodes on every instance" if old["nodes"] == new["nodes"] else "NODE COUNTS DIFFER"
