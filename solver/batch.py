@@ -4,7 +4,9 @@
 a :class:`~solve.SolveResult`; for the short solves of a sweep of 8-puzzles that Python
 work took longer than the search. :func:`solve_boards` prepares once and then only calls
 the kernel per board (the same kernels, calls and clock as :mod:`solver.search`, so every
-figure is the one ``solve`` gives), collecting the outputs into columns.
+figure is the one ``solve`` gives), collecting the outputs into columns. The packed A*
+runs a whole batch in one compiled call (:func:`solver.astar._astar_boards`), timed per
+board inside the kernel.
 
 Boards the kernels do not take (unsolvable ones, the goal itself) are left to ``solve``:
 :func:`kernel_boards` tells which.
@@ -17,12 +19,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .astar import _astar_boards
 from .ebf import effective_branching_factor
 from .fsm import automaton as fsm_automaton, parse_pruning
 from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
 from .limits import UNLIMITED, make_limits
-from .search import _WARM, _moves_text, _near_goal, graph_call, idastar_call
+from .search import (
+    _WARM,
+    _moves_text,
+    _near_goal,
+    graph_call,
+    idastar_call,
+    packed_astar_args,
+    packed_astar_serves,
+)
 from .solve import (
     BYTES_PER_STATE,
     INFORMED,
@@ -108,16 +119,19 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
     pruning = parse_pruning(prune, size)
     automaton = fsm_automaton(size, pruning.depth) if pruning.kind == "fsm" else None
-    name, call = _kernel_call(algorithm, size, goal, H, limits, automaton)
-    if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
-        call(_near_goal(goal, size))
-        _WARM.add(name)
     idastar = algorithm == "idastar"
     cols = Columns([], [], [], [], [], [], [], [], [], [], [],
                    heuristic.name if algorithm in INFORMED else "none",
                    None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning))
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    if not idastar and packed_astar_serves(GRAPH_KINDS[algorithm], size, automaton):
+        return _packed_astar_columns(cols, boards, packed_astar_args(size, goal, H, limits), goal, size)
+    name, call = _kernel_call(algorithm, size, goal, H, limits, automaton)
+    if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
+        call(_near_goal(goal, size))
+        _WARM.add(name)
     clock = time.perf_counter
-    for tiles in np.ascontiguousarray(boards, dtype=np.int8):
+    for tiles in boards:
         start = clock()
         out = call(tiles)
         seconds = clock() - start
@@ -140,4 +154,25 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
         cols.cost.append(int(cost) if solved else None)
         cols.moves.append(_moves_text(path, int(cost)) if solved else None)
         cols.ebf.append(effective_branching_factor(int(gen), int(cost)) if solved else None)
+    return cols
+
+
+def _packed_astar_columns(cols: Columns, boards: np.ndarray, args: tuple, goal, size) -> Columns:
+    """``cols`` filled by one :func:`solver.astar._astar_boards` call over ``boards``: no
+    Python per board but turning the returned arrays into lists."""
+    if "astar-boards" not in _WARM:  # compile (or load) outside the clock, as search does
+        _astar_boards(_near_goal(goal, size)[None, :], *args)
+        _WARM.add("astar-boards")
+    codes, costs, gen, exp, depths, h0, ebf, nanos, moves, ends = _astar_boards(boards, *args)
+    solved = (codes == SOLVED).tolist()
+    letters = _moves_text(moves, len(moves))
+    starts = [0, *ends.tolist()][:len(codes)]
+    outcomes = [OUTCOMES[code] for code in codes.tolist()]
+    cols.status, cols.status_reason = [o[0] for o in outcomes], [o[1] for o in outcomes]
+    cols.cost = [c if ok else None for c, ok in zip(costs.tolist(), solved, strict=True)]
+    cols.moves = [letters[a:b] if ok else None for a, b, ok in zip(starts, ends.tolist(), solved, strict=True)]
+    cols.nodes_generated, cols.nodes_expanded, cols.h0 = gen.tolist(), exp.tolist(), h0.tolist()
+    cols.max_depth, cols.iterations = depths.tolist(), [None] * len(codes)
+    cols.ebf = [None if b != b else round(b, 9) for b in ebf.tolist()]  # NaN: unsolved or cost 0
+    cols.seconds = (nanos * 1e-9).tolist()
     return cols

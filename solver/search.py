@@ -131,16 +131,27 @@ def idastar_call(size, goal, H, limits, automaton=None):
     return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)
 
 
+def packed_astar_serves(kind, size, automaton) -> bool:
+    """Whether the packed A* of :mod:`solver.astar` runs this search: A* with parent
+    pruning (no ``automaton``) on 3×3 and 4×4."""
+    return kind == ASTAR and size <= 4 and automaton is None
+
+
+def packed_astar_args(size, goal, H, limits) -> tuple:
+    """The arguments after the board(s) of :func:`solver.astar._astar` and ``_astar_boards``."""
+    goal_key, nbr8 = packed_goal(goal), neighbours(size)
+    per_tile = bool(H.n_terms == 1 and H.terms[0] == TERM_TILES)
+    lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, per_tile)
+    return size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits
+
+
 def graph_call(kind, size, goal, H, limits, automaton=None):
     """The call of the A*/BFS/DFS kernel (``kind``) and its warm-up name: the packed A* of
     :mod:`solver.astar` for A* with parent pruning on 3×3 and 4×4, else the general one.
     ``automaton``: :mod:`solver.fsm`, or None."""
-    if kind == ASTAR and size <= 4 and automaton is None:
-        goal_key, nbr8 = packed_goal(goal), neighbours(size)
-        per_tile = bool(H.n_terms == 1 and H.terms[0] == TERM_TILES)
-        lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, per_tile)
-        return "astar-packed", lambda tiles: _astar(tiles, size, goal_key, nbr8, H, per_tile, lists, delta,
-                                                    hcols, limits)
+    if packed_astar_serves(kind, size, automaton):
+        args = packed_astar_args(size, goal, H, limits)
+        return "astar-packed", lambda tiles: _astar(tiles, *args)
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
     table = _NO_FSM if automaton is None else automaton.strict
     return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,

@@ -1,6 +1,7 @@
 """The batch path (a chunk's boards solved per configuration in one loop, results as
 columns) gives the rows of the per-solve path, column for column but for timing."""
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -8,6 +9,11 @@ from tilesweep.cluster.tables import open_tables
 from tilesweep.jobs.schema import TIMING_COLUMNS, rows_to_table
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.work import chunk_jobs, solve_chunk, solve_chunk_table
+from tilesweep.solver.batch import kernel_boards, solve_boards
+from tilesweep.solver.board import Board, goal_tiles
+from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.solve import solve
 
 
 def same_rows(job, tables_for=lambda name: (), monkeypatch=None):
@@ -81,3 +87,83 @@ def test_pattern_databases(tmp_path, monkeypatch):
     _, tables = open_tables(str(tmp_path / "store"), spec.heuristics, 3, spec.goal_tuple, build=True)
     table = same_rows(chunk_jobs(spec)[0], lambda h: tables.get(h, ()), monkeypatch)
     assert isinstance(table, pa.Table) and table.column("status").to_pylist().count("solved") == 100
+
+
+def packed_boards(size: int, count: int, walk: int | None = None) -> tuple[tuple[int, ...], np.ndarray]:
+    """(goal, boards the kernels take): uniform 8-puzzles, or ``walk``-move 15-puzzles."""
+    goal = goal_tiles("blank-last", size)
+    rngs = [np.random.default_rng(np.random.SeedSequence([7, i])) for i in range(count)]
+    boards = np.array([(uniform_instance(size, goal, r) if walk is None else random_walk_instance(size, goal, walk, r))
+                       .tiles for r in rngs], dtype=np.int8)
+    return goal, boards[kernel_boards(boards, goal, size)]
+
+
+def single_columns(boards, goal, size, heuristic, tables=(), **limits) -> dict:
+    """The figures of :func:`solve` on each board, as the columns :func:`solve_boards` returns."""
+    results = [solve(Board(tuple(b), size), goal, "astar", heuristic, tables, **limits).to_dict()
+               for b in boards.tolist()]
+    return {name: [r[name] for r in results] for name in PACKED_FIGURES}
+
+
+PACKED_FIGURES = ("status", "status_reason", "cost", "moves", "nodes_generated", "nodes_expanded", "ebf", "h0",
+                  "max_depth", "iterations")
+
+
+@pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict", "misplaced", "walking-distance",
+                                       "pdb:4-4", "pdb:5-3+reflect", "max(linear-conflict,pdb:4-4)"])
+def test_packed_astar_batch_equals_per_board_solves(tmp_path, heuristic):
+    """One compiled call over 400 8-puzzles gives each board's solve() figures, unlimited and
+    under node budgets that stop some searches part-way."""
+    goal, boards = packed_boards(3, 400)
+    spec = parse_heuristic(heuristic, 3, goal)
+    names = [heuristic] if spec.is_pdb else []
+    _, tables = open_tables(str(tmp_path / "store"), names, 3, goal, build=True)
+    tables = tables.get(heuristic, ())
+    for max_nodes in (None, 300, 1):
+        cols = solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=max_nodes)
+        single = single_columns(boards, goal, 3, heuristic, tables, max_nodes=max_nodes)
+        for name in PACKED_FIGURES:
+            assert getattr(cols, name) == single[name], (max_nodes, name)
+        assert len(cols.seconds) == len(boards) and min(cols.seconds) >= 0
+    statuses = set(solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=300).status)
+    assert statuses == {"solved", "budget_exceeded"}
+
+
+def test_packed_astar_batch_on_15_puzzles_under_memory_and_node_limits():
+    goal, boards = packed_boards(4, 40, walk=50)
+    spec = parse_heuristic("manhattan", 4, goal)
+    for limits in ({}, {"max_memory": "1MiB"}, {"max_nodes": 5000}, {"max_nodes": 5000, "max_memory": "1MiB"}):
+        cols = solve_boards(boards, 4, goal, "astar", spec, **limits)
+        single = single_columns(boards, goal, 4, "manhattan", **limits)
+        for name in PACKED_FIGURES:
+            assert getattr(cols, name) == single[name], (limits, name)
+    reasons = set(solve_boards(boards, 4, goal, "astar", spec, max_memory="1MiB").status_reason)
+    assert reasons == {None, "memory"}
+
+
+def test_packed_astar_batch_of_no_boards_and_of_a_time_limit():
+    goal, boards = packed_boards(4, 20, walk=50)
+    spec = parse_heuristic("manhattan", 4, goal)
+    assert solve_boards(boards[:0], 4, goal, "astar", spec).status == []
+    cols = solve_boards(boards, 4, goal, "astar", spec, time_limit=1e-4)
+    assert set(cols.status) <= {"solved", "timeout"}
+    single = single_columns(boards, goal, 4, "manhattan")
+    for i, status in enumerate(cols.status):  # a search that finished in time found what solve() finds
+        if status == "solved":
+            assert (cols.cost[i], cols.nodes_generated[i], cols.moves[i]) == \
+                (single["cost"][i], single["nodes_generated"][i], single["moves"][i])
+        else:
+            assert cols.cost[i] is None and cols.moves[i] is None
+
+
+def test_packed_astar_chunk_with_goal_and_unsolvable_boards(tmp_path):
+    """Goal and unsolvable boards stay out of the compiled batch and keep their rows."""
+    boards = tmp_path / "boards.txt"
+    boards.write_text("1 2 3 4 5 6 7 8 0\n8 6 7 2 5 4 3 0 1\n2 1 3 4 5 6 7 8 0\n1 2 3 4 5 6 0 7 8\n"
+                      "0 1 2 3 4 5 6 7 8\n1 2 3 4 5 6 8 7 0\n8 6 7 2 0 4 3 5 1\n")
+    (job,) = jobs_of(tmp_path, instances=str(boards), chunk_size=7, algorithms=("astar",),
+                     heuristics=("manhattan", "linear-conflict"), max_nodes=2000)
+    table = same_rows(job)
+    statuses = table.column("status").to_pylist()
+    assert set(statuses) == {"solved", "unsolvable", "budget_exceeded"}
+    assert statuses[:2] == ["solved"] * 2 and table.column("cost").to_pylist()[:2] == [0, 0]
