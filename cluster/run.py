@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from distributed import Client, as_completed, get_worker
@@ -22,7 +23,6 @@ from distributed.scheduler import KilledWorker
 import tilesweep
 from tilesweep.jobs.parts import write_part
 from tilesweep.jobs.schema import normalise_row, rows_to_table
-from tilesweep.jobs.sweep import Plan
 from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table, stopped_rows
 from tilesweep.pdb_store import BuildProgress
 from tilesweep.solver.board import Board, goal_label
@@ -33,6 +33,9 @@ from .memory import default_budget
 from .plugin import SweepPlugin, VersionPlugin
 from .share import ensure_tables
 from .tables import BUILD_TOPIC, pdb_heuristics, resolve
+
+if TYPE_CHECKING:  # the plan's module imports the summary's pandas and DuckDB, which workers never need
+    from tilesweep.jobs.sweep import Plan
 
 RETRIES = 2
 

@@ -18,19 +18,14 @@ are the same; what differs is the data:
   older entry is skipped when it comes out (its g no longer matches the slot's).
 
 The path is traced back through the table: each board's last move names its parent.
-
-:func:`_astar_boards` runs :func:`_astar` on every board of a chunk in one compiled call
-and returns the figures as columns: a sweep of short 8-puzzle solves spent as long
-unboxing the heuristic for each call from Python as searching.
 """
 
 import numpy as np
 
-from .ebf import _bisect
 from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
 from .idastar import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, deadline_of, limit_hit, monotonic_ns, next_check
+from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
 from .statetable import grow_rows, mix, unpack
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
@@ -307,46 +302,3 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
                 cur_f, cur_h = fc, hc
     return EXHAUSTED, empty_path, 0, generated, expanded, max_depth, h0
 
-
-@kernel
-def _astar_boards(boards, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits):
-    """:func:`_astar` on each row of ``boards`` (``int8[k, N]``, C-contiguous, solvable),
-    the other arguments as there; each board under its own ``limits``.
-
-    Returns
-    -------
-    codes, costs, generated, expanded, max_depth, h0 : int64[k]   as :func:`_astar` returns
-                                                     them (cost 0 unless solved)
-    ebf : float64[k]           unrounded effective branching factor of a solved board with
-                               cost > 0 (:func:`solver.ebf._bisect`), else NaN
-    nanos : int64[k]           monotonic nanoseconds of each board's search
-    moves : int8[total]        the solved boards' paths, one after another
-    ends : int64[k]            where each board's path ends in ``moves`` (starts where the
-                               previous one ends)
-    """
-    k = boards.shape[0]
-    codes, costs = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
-    generated, expanded = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
-    depths, h0s, nanos = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
-    ebf = np.full(k, np.nan)
-    moves = np.zeros(32 * k + 1, dtype=np.int8)
-    ends = np.zeros(k, dtype=np.int64)
-    used = 0
-    for i in range(k):
-        start = monotonic_ns()
-        code, path, cost, gen, exp, max_depth, h0 = _astar(boards[i], size, goal_key, nbr8, H, per_tile, lists,
-                                                           delta, hcols, limits)
-        nanos[i] = monotonic_ns() - start
-        codes[i], generated[i], expanded[i], depths[i], h0s[i] = code, gen, exp, max_depth, h0
-        if code == SOLVED:
-            costs[i] = cost
-            if cost > 0:
-                ebf[i] = _bisect(float(gen), np.int64(cost))
-            if used + cost > moves.shape[0]:
-                moves = grow_rows(moves, used)
-                if used + cost > moves.shape[0]:
-                    moves = np.concatenate((moves, np.zeros(cost, dtype=np.int8)))
-            moves[used:used + cost] = path[:cost]
-            used += cost
-        ends[i] = used
-    return codes, costs, generated, expanded, depths, h0s, ebf, nanos, moves[:used], ends

@@ -5,8 +5,10 @@ a :class:`~solve.SolveResult`; for the short solves of a sweep of 8-puzzles that
 work took longer than the search. :func:`solve_boards` prepares once and then only calls
 the kernel per board (the same kernels, calls and clock as :mod:`solver.search`, so every
 figure is the one ``solve`` gives), collecting the outputs into columns. The packed A*
-runs a whole batch in one compiled call (:func:`solver.astar._astar_boards`), timed per
-board inside the kernel.
+and IDA* with a per-tile heuristic run a whole batch in one compiled call
+(:func:`_astar_boards`, :func:`_idastar_tiles_boards`), timed per board inside it: a
+sweep of short 8-puzzle solves spent about as long in the Python around each kernel call
+(unboxing the heuristic's arrays, building the row) as in the search.
 
 Boards the kernels do not take (unsolvable ones, the goal itself) are left to ``solve``:
 :func:`kernel_boards` tells which.
@@ -19,12 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .astar import _astar_boards
-from .ebf import effective_branching_factor
+from .astar import _astar
+from .ebf import _bisect, effective_branching_factor
 from .fsm import automaton as fsm_automaton, parse_pruning
 from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
-from .limits import UNLIMITED, make_limits
+from .idastar import _idastar_tiles
+from .jit import inline_kernel, kernel
+from .limits import UNLIMITED, make_limits, monotonic_ns
 from .search import (
     _WARM,
     _moves_text,
@@ -33,6 +37,8 @@ from .search import (
     idastar_call,
     packed_astar_args,
     packed_astar_serves,
+    serves_tiles_kernel,
+    tiles_kernel_args,
 )
 from .solve import (
     BYTES_PER_STATE,
@@ -44,6 +50,7 @@ from .solve import (
     max_states,
     resolve_goal,
 )
+from .statetable import grow_rows
 from .status import OUTCOMES, SOLVED
 
 GRAPH_KINDS = {"astar": ASTAR, "bfs": BFS, "dfs": DFS}
@@ -66,6 +73,88 @@ def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.nd
     distance = np.abs(blank // size - target // size) + np.abs(blank % size - target % size)
     at_goal = (boards == np.array(goal, dtype=boards.dtype)).all(axis=1)
     return (inversions % 2 == distance % 2) & ~at_goal
+
+
+@inline_kernel
+def _record(i, code, path, cost, gen, exp, h0, nanos, out, moves, used):
+    """Store board ``i``'s figures in ``out`` (int64 rows: code, cost, generated, expanded,
+    h0, nanoseconds, end of its path in ``moves``) and ``out_ebf``; append a solved path to
+    ``moves`` (grown as needed); return (moves, used)."""
+    out[0, i], out[2, i], out[3, i], out[4, i], out[5, i] = code, gen, exp, h0, nanos
+    if code == SOLVED:
+        out[1, i] = cost
+        while used + cost > moves.shape[0]:
+            moves = grow_rows(moves, used)
+        moves[used:used + cost] = path[:cost]
+        used += cost
+    out[6, i] = used
+    return moves, used
+
+
+@inline_kernel
+def _ebf(out, i):
+    """The unrounded effective branching factor of board ``i`` (NaN unless solved with cost > 0)."""
+    if out[0, i] == SOLVED and out[1, i] > 0:
+        return _bisect(float(out[2, i]), out[1, i])
+    return np.nan
+
+
+@kernel
+def _astar_boards(boards, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits):
+    """:func:`solver.astar._astar` on each row of ``boards`` (``int8[k, N]``, C-contiguous,
+    solvable, not the goal), the other arguments as there; each board under ``limits``.
+
+    Returns
+    -------
+    out : int64[7, k]     per board: code, cost (0 unless solved), nodes generated and
+                          expanded, h0, monotonic nanoseconds of its search, and where its
+                          path ends in ``moves`` (it starts where the previous one ends)
+    ebf : float64[k]      unrounded effective branching factor (NaN: unsolved or cost 0)
+    max_depth : int64[k]  as ``_astar`` returns it
+    moves : int8[total]   the solved boards' paths, one after another
+    """
+    k = boards.shape[0]
+    out, ebf, depths = np.zeros((7, k), dtype=np.int64), np.empty(k), np.zeros(k, dtype=np.int64)
+    moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
+    for i in range(k):
+        start = monotonic_ns()
+        code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, per_tile, lists,
+                                                           delta, hcols, limits)
+        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
+        ebf[i] = _ebf(out, i)
+    return out, ebf, depths, moves[:used]
+
+
+@kernel
+def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm):
+    """:func:`solver.idastar._idastar_tiles` on each row of ``boards`` (as in
+    :func:`_astar_boards`), the other arguments as there.
+
+    Returns
+    -------
+    out, ebf, moves       as :func:`_astar_boards`
+    bounds, iter_nodes : int64[total]  every board's iterations (bound, nodes generated),
+                          one board after another
+    iter_ends : int64[k]  where each board's iterations end in them
+    """
+    k = boards.shape[0]
+    out, ebf = np.zeros((7, k), dtype=np.int64), np.empty(k)
+    moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
+    all_bounds, all_nodes = np.zeros(8 * k + 1, dtype=np.int64), np.zeros(8 * k + 1, dtype=np.int64)
+    iter_ends, n_used = np.zeros(k, dtype=np.int64), 0
+    for i in range(k):
+        start = monotonic_ns()
+        code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = _idastar_tiles(
+            boards[i], goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm)
+        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
+        ebf[i] = _ebf(out, i)
+        while n_used + n_iter > all_bounds.shape[0]:
+            all_bounds, all_nodes = grow_rows(all_bounds, n_used), grow_rows(all_nodes, n_used)
+        all_bounds[n_used:n_used + n_iter] = bounds[:n_iter]
+        all_nodes[n_used:n_used + n_iter] = iter_nodes[:n_iter]
+        n_used += n_iter
+        iter_ends[i] = n_used
+    return out, ebf, moves[:used], all_bounds[:n_used], all_nodes[:n_used], iter_ends
 
 
 @dataclass
@@ -125,7 +214,10 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
                    None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning))
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if not idastar and packed_astar_serves(GRAPH_KINDS[algorithm], size, automaton):
-        return _packed_astar_columns(cols, boards, packed_astar_args(size, goal, H, limits), goal, size)
+        return _batched(cols, boards, _astar_boards, packed_astar_args(size, goal, H, limits), goal, size)
+    if idastar and serves_tiles_kernel(H):
+        return _batched(cols, boards, _idastar_tiles_boards, tiles_kernel_args(size, goal, H, limits, automaton),
+                        goal, size)
     name, call = _kernel_call(algorithm, size, goal, H, limits, automaton)
     if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
         call(_near_goal(goal, size))
@@ -157,22 +249,35 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     return cols
 
 
-def _packed_astar_columns(cols: Columns, boards: np.ndarray, args: tuple, goal, size) -> Columns:
-    """``cols`` filled by one :func:`solver.astar._astar_boards` call over ``boards``: no
-    Python per board but turning the returned arrays into lists."""
-    if "astar-boards" not in _WARM:  # compile (or load) outside the clock, as search does
-        _astar_boards(_near_goal(goal, size)[None, :], *args)
-        _WARM.add("astar-boards")
-    codes, costs, gen, exp, depths, h0, ebf, nanos, moves, ends = _astar_boards(boards, *args)
-    solved = (codes == SOLVED).tolist()
+def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size) -> Columns:
+    """``cols`` filled by one call of a batch ``kernel`` (:func:`_astar_boards` or
+    :func:`_idastar_tiles_boards`) over ``boards``: no Python per board but list building."""
+    if kernel.__name__ not in _WARM:  # compile (or load) outside the clock, as search does
+        kernel(_near_goal(goal, size)[None, :], *args)
+        _WARM.add(kernel.__name__)
+    if kernel is _astar_boards:
+        out, ebf, depths, moves = kernel(boards, *args)
+        cols.max_depth, cols.iterations = depths.tolist(), [None] * len(boards)
+    else:
+        out, ebf, moves, bounds, iter_nodes, iter_ends = kernel(boards, *args)
+        items = [f'{{"bound":{b},"nodes_generated":{k}}}' for b, k in zip(bounds.tolist(), iter_nodes.tolist(),
+                                                                             strict=True)]
+        cols.max_depth = [None] * len(boards)
+        cols.iterations = ["[" + ",".join(items[a:b]) + "]" for a, b in _spans(iter_ends)]
+    codes, costs, gen, exp, h0, nanos, ends = out.tolist()
+    solved = [code == SOLVED for code in codes]
+    outcomes = [OUTCOMES[code] for code in codes]
     letters = _moves_text(moves, len(moves))
-    starts = [0, *ends.tolist()][:len(codes)]
-    outcomes = [OUTCOMES[code] for code in codes.tolist()]
     cols.status, cols.status_reason = [o[0] for o in outcomes], [o[1] for o in outcomes]
-    cols.cost = [c if ok else None for c, ok in zip(costs.tolist(), solved, strict=True)]
-    cols.moves = [letters[a:b] if ok else None for a, b, ok in zip(starts, ends.tolist(), solved, strict=True)]
-    cols.nodes_generated, cols.nodes_expanded, cols.h0 = gen.tolist(), exp.tolist(), h0.tolist()
-    cols.max_depth, cols.iterations = depths.tolist(), [None] * len(codes)
+    cols.cost = [c if ok else None for c, ok in zip(costs, solved, strict=True)]
+    cols.moves = [letters[a:b] if ok else None for (a, b), ok in zip(_spans(ends), solved, strict=True)]
+    cols.nodes_generated, cols.nodes_expanded, cols.h0 = gen, exp, h0
     cols.ebf = [None if b != b else round(b, 9) for b in ebf.tolist()]  # NaN: unsolved or cost 0
-    cols.seconds = (nanos * 1e-9).tolist()
+    cols.seconds = [t * 1e-9 for t in nanos]
     return cols
+
+
+def _spans(ends) -> list[tuple[int, int]]:
+    """(start, end) of each piece laid one after another, from the ends."""
+    ends = list(ends)
+    return list(zip([0, *ends][:len(ends)], ends, strict=True))

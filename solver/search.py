@@ -105,6 +105,14 @@ def serves_tiles_kernel(H) -> bool:
     return H.n_terms == 1 and H.terms[0] == TERM_TILES
 
 
+def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
+    """The arguments after the board of :func:`solver.idastar._idastar_tiles` (and of the
+    batch kernel over it) for a per-tile ``H``."""
+    fsm = None if automaton is None else automaton.full
+    return (goal_positions(goal), neighbours(size), H.tile_cost, H.scale, limits,
+            _NO_FSM if fsm is None else fsm, fsm is not None)
+
+
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
     per-tile heuristic, the walking-distance kernel for walking distance alone (with or
@@ -116,8 +124,8 @@ def idastar_call(size, goal, H, limits, automaton=None):
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
     if serves_tiles_kernel(H):
-        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, goal_pos, nbr, H.tile_cost, H.scale, limits,
-                                                             table, use_fsm)
+        args = tiles_kernel_args(size, goal, H, limits, automaton)
+        return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, *args)
     if H.n_terms == 1 and H.terms[0] & ~TERM_ID == TERM_WD:
         step = walk_steps(size, goal)
         use_id = bool(H.terms[0] & TERM_ID)

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from tilesweep.cluster.tables import open_tables
-from tilesweep.jobs.schema import TIMING_COLUMNS, rows_to_table
+from tilesweep.jobs.schema import TIMING_COLUMNS, normalise_row, rows_to_table
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.work import chunk_jobs, solve_chunk, solve_chunk_table
 from tilesweep.solver.batch import kernel_boards, solve_boards
@@ -98,9 +98,9 @@ def packed_boards(size: int, count: int, walk: int | None = None) -> tuple[tuple
     return goal, boards[kernel_boards(boards, goal, size)]
 
 
-def single_columns(boards, goal, size, heuristic, tables=(), **limits) -> dict:
+def single_columns(boards, goal, size, heuristic, tables=(), algorithm="astar", **limits) -> dict:
     """The figures of :func:`solve` on each board, as the columns :func:`solve_boards` returns."""
-    results = [solve(Board(tuple(b), size), goal, "astar", heuristic, tables, **limits).to_dict()
+    results = [normalise_row(solve(Board(tuple(b), size), goal, algorithm, heuristic, tables, **limits).to_dict())
                for b in boards.tolist()]
     return {name: [r[name] for r in results] for name in PACKED_FIGURES}
 
@@ -167,3 +167,20 @@ def test_packed_astar_chunk_with_goal_and_unsolvable_boards(tmp_path):
     statuses = table.column("status").to_pylist()
     assert set(statuses) == {"solved", "unsolvable", "budget_exceeded"}
     assert statuses[:2] == ["solved"] * 2 and table.column("cost").to_pylist()[:2] == [0, 0]
+
+
+@pytest.mark.parametrize("prune", ["parent", "fsm"])
+@pytest.mark.parametrize("heuristic", ["manhattan", "misplaced", "euclidean"])
+def test_per_tile_idastar_batch_equals_per_board_solves(heuristic, prune):
+    """IDA* with a per-tile heuristic: one compiled call over 300 8-puzzles and 15 15-puzzles
+    gives each board's solve() figures, iterations included, unlimited and under budgets."""
+    for size, count, walk in ((3, 300, None), (4, 15, 26)):
+        goal, boards = packed_boards(size, count, walk)
+        spec = parse_heuristic(heuristic, size, goal)
+        for max_nodes in (None, 500):
+            cols = solve_boards(boards, size, goal, "idastar", spec, max_nodes=max_nodes, prune=prune)
+            single = single_columns(boards, goal, size, heuristic, algorithm="idastar", max_nodes=max_nodes,
+                                    prune=prune)
+            for name in PACKED_FIGURES:
+                assert getattr(cols, name) == single[name], (size, max_nodes, name)
+        assert "budget_exceeded" in cols.status
