@@ -301,4 +301,3 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
             if fc < cur_f or (fc == cur_f and hc < cur_h):
                 cur_f, cur_h = fc, hc
     return EXHAUSTED, empty_path, 0, generated, expanded, max_depth, h0
-

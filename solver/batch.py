@@ -78,7 +78,7 @@ def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.nd
 @inline_kernel
 def _record(i, code, path, cost, gen, exp, h0, nanos, out, moves, used):
     """Store board ``i``'s figures in ``out`` (int64 rows: code, cost, generated, expanded,
-    h0, nanoseconds, end of its path in ``moves``) and ``out_ebf``; append a solved path to
+    h0, nanoseconds, end of its path in ``moves``); append a solved path to
     ``moves`` (grown as needed); return (moves, used)."""
     out[0, i], out[2, i], out[3, i], out[4, i], out[5, i] = code, gen, exp, h0, nanos
     if code == SOLVED:
