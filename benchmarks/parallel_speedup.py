@@ -62,6 +62,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--split-depth", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--modes", choices=("both", "stop", "whole"), default="both",
+                        help="stop where serial IDA* stops, search the whole last iteration, or both")
     args = parser.parse_args()
     depth = check_split_depth(args.split_depth, 4)
     board = Board(read_instance_file(str(KORF100), 4)[args.korf - 1], 4)
@@ -69,10 +71,10 @@ def main() -> None:
     print(f"Korf #{args.korf}, {args.heuristic}, 1 and {args.workers} workers, split depth {depth}")
     solve(Board.goal(4, "blank-first").apply("R"), "blank-first", "idastar", args.heuristic)  # compile
     best: dict[str, float] = {}
+    modes = [mode for mode in ("stop at goal", "whole last iteration") if args.modes in ("both", mode.split()[0])]
     with connect(workers=1) as one, connect(workers=args.workers) as many:
         runners = {f"{n} worker{'s' * (n > 1)}, {mode}": dask_runner(client, None, depth, mode == "whole last iteration")
-                   for mode in ("stop at goal", "whole last iteration")
-                   for n, client in ((1, one), (args.workers, many))}
+                   for mode in modes for n, client in ((1, one), (args.workers, many))}
         for _ in range(args.repeats):
             before = load()
             serial = solve(board, "blank-first", "idastar", args.heuristic)
@@ -87,7 +89,7 @@ def main() -> None:
                 best[label] = min(best.get(label, float("inf")), par.seconds)
                 parallel_line(label, par, serial, completed, before)
     print(f"best of {args.repeats}: " + ", ".join(f"{label} {seconds:.3f} s" for label, seconds in best.items()))
-    for mode in ("stop at goal", "whole last iteration"):
+    for mode in modes:
         one_s, many_s = best[f"1 worker, {mode}"], best[f"{args.workers} workers, {mode}"]
         print(f"{mode}: {args.workers} workers {one_s / many_s:.2f}x one worker, {best['serial'] / many_s:.2f}x serial")
 
