@@ -105,7 +105,7 @@ def first_part(tilesweep: list[str], out: Path, count: int) -> tuple[float, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1_000_000)
-    parser.add_argument("--big", type=int, default=10_000_000)
+    parser.add_argument("--big", type=int, default=10_000_000, help="0: skip the large sweep")
     parser.add_argument("--tilesweep", default=f"{sys.executable} {ROOT / 'cli.py'}")
     args = parser.parse_args()
     tilesweep = args.tilesweep.split()
@@ -127,8 +127,9 @@ def main() -> None:
         wall, peak, _ = timed(tilesweep + ["summary", str(folder)])
         print(f"summary: {wall:.2f} s, peak {peak:.0f} MB")
         shutil.rmtree(folder)
-        seconds, rss = first_part(tilesweep, out, args.big)
-        print(f"sweep {args.big:,}: first part after {seconds:.1f} s, client RSS then {rss:.0f} MB")
+        if args.big:  # --big 0: no large sweep
+            seconds, rss = first_part(tilesweep, out, args.big)
+            print(f"sweep {args.big:,}: first part after {seconds:.1f} s, client RSS then {rss:.0f} MB")
     print(load())
 
 
