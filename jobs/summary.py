@@ -138,12 +138,18 @@ def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> p
     return out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
 
 
+def records(df: pd.DataFrame) -> list[dict]:
+    """The rows as plain dicts: floats at full precision (``to_json`` rounds to 10 decimal
+    places, which turns a last-bit difference into a different figure), missing values as None."""
+    return df.astype(object).where(df.notna(), None).to_dict("records")
+
+
 def format_frame(df: pd.DataFrame, fmt: str) -> str:
     """``table`` (aligned text), ``csv`` or ``json`` (a list of records)."""
     if fmt == "csv":
         return df.to_csv(index=False).rstrip("\n")
     if fmt == "json":
-        return json.dumps(json.loads(df.to_json(orient="records")), indent=2)
+        return json.dumps(records(df), indent=2, default=str)
     if fmt == "table":
         return df.to_string(index=False, float_format=lambda v: f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}")
     raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")

@@ -103,3 +103,13 @@ def test_a_results_path_is_summarised_in_place_like_its_rows(tmp_path):
         pd.testing.assert_frame_equal(on_disk, summarize(rows, baseline), check_exact=False, rtol=1e-12)
     assert on_disk["budget_exceeded"].sum() > 0 and on_disk["solved"].sum() > 0
     assert on_disk[["algorithm", "heuristic"]].values.tolist() == [list(c) for c in spec.combos]
+
+
+def test_json_keeps_every_digit_of_a_float_and_writes_missing_values_as_null():
+    # A small mean whose last bits depend on summation order must not be rounded into a
+    # different tenth decimal place (to_json's default), nor an integer turned into a float.
+    frame = pd.DataFrame({"seconds_mean": [0.00016464704999999, float("nan")], "instances": [160, 7],
+                          "heuristic": ["manhattan", None]})
+    assert json.loads(format_frame(frame, "json")) == [
+        {"seconds_mean": 0.00016464704999999, "instances": 160, "heuristic": "manhattan"},
+        {"seconds_mean": None, "instances": 7, "heuristic": None}]

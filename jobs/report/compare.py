@@ -131,12 +131,12 @@ def format_comparison(comparison: Comparison, fmt: str) -> str:
     ``json``: ``{"threshold", "configurations", "changes"}``."""
     import json
 
-    from ..summary import format_frame
+    from ..summary import format_frame, records
 
     if fmt == "json":
         return json.dumps({"threshold": comparison.threshold,
-                           "configurations": json.loads(comparison.configurations.to_json(orient="records")),
-                           "changes": json.loads(comparison.changes.to_json(orient="records"))}, indent=2)
+                           "configurations": records(comparison.configurations),
+                           "changes": records(comparison.changes)}, indent=2, default=str)
     text = format_frame(comparison.configurations, fmt)
     if fmt != "table":
         return text
