@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import os
 import socket
+import sys
 import time
 from contextlib import contextmanager
 
 import dask
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, WorkerPlugin
+from distributed.core import Status
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
@@ -135,6 +138,20 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
+class QuickExit(WorkerPlugin):
+    """An embedded worker closed by its cluster leaves without the interpreter's teardown
+    (0.2-0.4 s of freeing numba, LLVM and NumPy, which the cluster's close waits for); a
+    worker that exits for any other reason exits as usual."""
+
+    def setup(self, worker) -> None:
+        def leave():
+            if worker.status == Status.closed:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(0)
+        atexit.register(leave)
+
+
 @contextmanager
 def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s"):
     """Yield a :class:`distributed.Client`; an embedded cluster is closed on exit.
@@ -164,6 +181,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
                 LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                              dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
+            client.register_plugin(QuickExit(), name="tilesweep-quick-exit")
             try:
                 yield client
             except BaseException:

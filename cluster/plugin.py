@@ -3,30 +3,32 @@ per worker process."""
 
 from __future__ import annotations
 
+import importlib
 import threading
 
 from distributed import WorkerPlugin
 
 import tilesweep
-from tilesweep.solver.board import Board
+from tilesweep.solver.batch import solve_boards
 from tilesweep.solver.errors import TilesweepError
-from tilesweep.solver.solve import solve
+from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.search import near_goal
 
 from .malloc import relax_heap_trimming
 from .share import pull_missing
 from .tables import open_tables, read_automaton
 
 
-def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict) -> None:
-    """Solve a one-move board with every (algorithm, heuristic) so kernels are compiled."""
-    goal_board = Board(tuple(goal), size)
-    blank = goal.index(0)
-    move = "U" if blank >= size else "D"
-    board = goal_board.apply(move)
+def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict, prune: str = "parent") -> None:
+    """Solve a one-move board with every (algorithm, heuristic) as a chunk solves its
+    boards (:func:`solve_boards`), so the kernels the chunks call are compiled or loaded
+    and no other."""
+    board = near_goal(tuple(goal), size)[None, :]
     for algorithm, heuristic in combos:
-        name = "manhattan" if heuristic == "none" else heuristic
         try:
-            solve(board, goal, algorithm, name, tables.get(heuristic, ()), max_nodes=1000)
+            spec = parse_heuristic("manhattan" if heuristic == "none" else heuristic, size, tuple(goal))
+            solve_boards(board, size, tuple(goal), algorithm, spec, tables.get(heuristic, ()), max_nodes=1000,
+                         prune=prune)
         except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
             continue
 
@@ -87,6 +89,9 @@ class SweepPlugin(WorkerPlugin):
         check_version(self.version, worker)
         relax_heap_trimming()
         self.lock = threading.Lock()
+        # pyarrow imports pandas when a chunk builds its first table (0.3 s): load it now,
+        # while the worker waits for its first task
+        threading.Thread(target=importlib.import_module, args=("pandas",), daemon=True).start()
 
     def prepare(self) -> None:
         """Copy missing tables from other workers, map the tables, compile the kernels; once."""
@@ -98,7 +103,7 @@ class SweepPlugin(WorkerPlugin):
                 pull_missing(self.store, self.sources)
                 self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
                 read_automaton(self.store, self.prune, self.size)
-            warm_kernels(self.size, self.goal, self.combos, self.tables)
+            warm_kernels(self.size, self.goal, self.combos, self.tables, self.prune)
             self.prepared = True
 
     def teardown(self, worker) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
 import time
 from functools import partial
 from typing import Annotated, Optional
@@ -119,6 +121,8 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
 
     def action():
         start = time.perf_counter()
+        # the summary's pandas and DuckDB load while the workers start, not after the run
+        threading.Thread(target=importlib.import_module, args=("tilesweep.jobs.summary",), daemon=True).start()
         with connect(run.scheduler, run.workers) as client:
             link = dashboard_link(client)
             if link:

@@ -14,7 +14,6 @@ import pyarrow as pa
 
 from .parts import finished_chunks, open_sweep_folder, write_part, write_table
 from .spec import SweepSpec
-from .summary import summarize
 from .work import ChunkJob, chunk_jobs, solve_chunk_table
 
 
@@ -59,6 +58,8 @@ def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
 
 def finish(spec: SweepSpec, baseline: str | None = None):
     """Summarise every row of the sweep and write ``summary.parquet``; return the summary."""
+    from .summary import summarize  # pandas and DuckDB: imported while a cluster runs (commands/sweep.py)
+
     summary = summarize(spec.folder, baseline)
     write_table(Path(spec.folder) / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
     return summary

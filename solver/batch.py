@@ -32,9 +32,9 @@ from .limits import UNLIMITED, make_limits, monotonic_ns
 from .search import (
     _WARM,
     _moves_text,
-    _near_goal,
     graph_call,
     idastar_call,
+    near_goal,
     packed_astar_args,
     packed_astar_serves,
     serves_tiles_kernel,
@@ -220,7 +220,7 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
                         goal, size)
     name, call = _kernel_call(algorithm, size, goal, H, limits, automaton)
     if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
-        call(_near_goal(goal, size))
+        call(near_goal(goal, size))
         _WARM.add(name)
     clock = time.perf_counter
     for tiles in boards:
@@ -253,7 +253,7 @@ def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size)
     """``cols`` filled by one call of a batch ``kernel`` (:func:`_astar_boards` or
     :func:`_idastar_tiles_boards`) over ``boards``: no Python per board but list building."""
     if kernel.__name__ not in _WARM:  # compile (or load) outside the clock, as search does
-        kernel(_near_goal(goal, size)[None, :], *args)
+        kernel(near_goal(goal, size)[None, :], *args)
         _WARM.add(kernel.__name__)
     if kernel is _astar_boards:
         out, ebf, depths, moves = kernel(boards, *args)

@@ -65,7 +65,7 @@ def _finish(result, code, path, cost, generated, expanded, h0, seconds):
     return result
 
 
-def _near_goal(goal: tuple[int, ...], size: int) -> np.ndarray:
+def near_goal(goal: tuple[int, ...], size: int) -> np.ndarray:
     """A board one move from ``goal``: what kernels are warmed (compiled) on."""
     tiles = list(goal)
     blank = tiles.index(0)
@@ -82,7 +82,7 @@ def _timed(call, board, goal, kernel: str):
     is first run on a board next to the goal, so compiling it (or loading it from numba's
     cache) stays out of the clock."""
     if kernel not in _WARM:
-        call(_near_goal(goal, board.size))
+        call(near_goal(goal, board.size))
         _WARM.add(kernel)
     start = time.perf_counter()
     out = call(board.array())

@@ -158,3 +158,18 @@ def test_every_way_to_start_the_program(program, tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["cost"] == 31
+
+
+def test_the_quick_exit_keeps_the_output_and_code_and_lets_a_profiler_write(tmp_path):
+    # The command line leaves without the interpreter's teardown (cli.leave): what it printed
+    # is still there and its exit code is kept, and under a profiler it exits normally, so
+    # the profile is written.
+    solved = run_cli("solve", "1 2 3 4 5 6 0 7 8", "--json")
+    assert solved.returncode == 0 and json.loads(solved.stdout)["cost"] == 2, solved.stderr
+    bad = run_cli("solve", "1 2 3", "--json")
+    assert bad.returncode == 2 and bad.stderr.startswith("error:"), bad.stderr
+    profile = tmp_path / "profile"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), str(ROOT / "cli.py"), "solve",
+                           "1 2 3 4 5 6 0 7 8"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert profile.stat().st_size > 0
