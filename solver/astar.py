@@ -7,9 +7,11 @@ are the same; what differs is the data:
 
 * a board (3×3 or 4×4) is one uint64, 4 bits a cell; a move is a subtraction and an
   addition on it. A per-tile heuristic (Manhattan, misplaced, Euclidean) follows from the
-  parent's tile sum, kept in its slot, by one table read; any other heuristic is set up
-  from the board when a node is expanded (:func:`solver.hstate.h_init`) and updated per
-  child (:func:`solver.hstate.child_h`), only for the children that are queued;
+  parent's tile sum, kept in its slot, by one table read; linear conflicts add each
+  line's conflicts, kept in the slot above the tile sum, and a move recomputes the two
+  lines it changes from the packed board; any other heuristic is set up from the board
+  when a node is expanded (:func:`solver.hstate.h_init`) and updated per child
+  (:func:`solver.hstate.child_h`), only for the children that are queued;
 * an open-addressing hash table (linear probing, at most half full) whose slots hold the
   key and, in the same 16 bytes, the board's best g, last move, blank cell and tile sum:
   a lookup is one cache miss, and a board needs nothing else;
@@ -22,21 +24,38 @@ The path is traced back through the table: each board's last move names its pare
 
 import numpy as np
 
-from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
+from .hstate import HS_LEN, HS_LINE0, PARTS_LEN, TERM_LC, TERM_TILES, child_h, h_init, moved_lines, slide, wd_step
 from .idastar import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
 from .statetable import grow_rows, mix, unpack
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
+# How a node's h is found (``hmode``): from the parent's tile sum alone (Manhattan,
+# misplaced, Euclidean); from the tile sum and each line's linear conflicts, both kept in
+# the slot (Manhattan + linear conflicts); or from the board's heuristic parts, set up
+# when a node is expanded (any other heuristic).
+H_PER_TILE, H_LINES, H_PARTS = 0, 1, 2
+LINE_BITS = 2  # a line's conflicts / 2: at most 3 on 4x4 (Korf's 2 x tiles to remove)
+LINE_SHIFT = 8  # above the tile sum, which is under 256 for Manhattan distance
 MAX_G = 1023  # as in graphsearch: the most moves a path may have
 FIRST_CAP = 1024  # boards the store holds before its first doubling (as in graphsearch)
 _G_MASK = np.uint64(0xFFFF)
 _NIBBLE = np.uint64(15)
 
 
+def astar_hmode(H) -> int:
+    """How :func:`_astar` finds the h of a node for the heuristic ``H``."""
+    if H.n_terms == 1 and H.terms[0] == TERM_TILES:
+        return H_PER_TILE
+    if (H.n_terms == 1 and H.terms[0] == TERM_TILES | TERM_LC and H.scale == 1
+            and int(H.tile_cost.max()) * H.tile_cost.shape[0] < 1 << LINE_SHIFT):
+        return H_LINES
+    return H_PARTS
+
+
 @kernel
-def astar_tables(nbr8, tile_cost, scale, per_tile):
+def astar_tables(nbr8, tile_cost, scale, hmode):
     """What :func:`_astar` reads for a board width and heuristic.
 
     Returns
@@ -52,7 +71,7 @@ def astar_tables(nbr8, tile_cost, scale, per_tile):
     worst = np.int64(0)
     for t in range(1, n):
         worst += tile_cost[t].max()
-    hmax = (worst + scale - 1) // scale if per_tile else (31 if n == 9 else 80)
+    hmax = (worst + scale - 1) // scale if hmode == H_PER_TILE else (31 if n == 9 else 80)
     return successor_lists(nbr8), tile_deltas(nbr8, tile_cost), hmax + 1
 
 
@@ -94,8 +113,31 @@ def _grow_buckets(head, tail, hcols, rows, new_hcols):
 
 
 @inline_kernel
+def _line_value(key, line, size, lc_code, lc_table):
+    """Linear-conflict cost of one row (``line < size``) or column of the packed board."""
+    if line < size:
+        start, step = line * size, 1
+    else:
+        start, step = line - size, size
+    code = 0
+    mult = 1
+    for i in range(size):
+        tile = (key >> np.uint64(4 * (start + i * step))) & _NIBBLE
+        code += lc_code[line, tile] * mult
+        mult *= size + 1
+    return np.int64(lc_table[code])
+
+
+@inline_kernel
+def _line_field(lines, line):
+    """One line's conflicts from the packed line values of a slot."""
+    return 2 * ((lines >> (LINE_BITS * line)) & ((1 << LINE_BITS) - 1))
+
+
+@inline_kernel
 def _slot_value(g, move, blank, s):
-    """A slot's second word: g, move + 1 (0 at the root), blank cell and tile sum."""
+    """A slot's second word: g, move + 1 (0 at the root), blank cell and ``s``: the tile sum
+    (with linear conflicts, each line's above it, from bit LINE_SHIFT)."""
     return (np.uint64(g) | (np.uint64(move + 1) << np.uint64(16)) | (np.uint64(blank) << np.uint64(20))
             | (np.uint64(s) << np.uint64(24)))
 
@@ -125,7 +167,7 @@ def _trace(table, mask, key, g, nbr8):
 
 
 @kernel
-def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits):
+def _astar(tiles8, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
     """A* on a 3×3 or 4×4 board.
 
     Parameters
@@ -135,7 +177,8 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
     goal_key : uint64         the goal, packed 4 bits a cell
     nbr8 : int8[N, 4]         neighbour table, -1 off the board
     H : KernelHeuristic       the heuristic
-    per_tile : bool           H is one per-tile term: h = ceil(tile sum / scale)
+    hmode : int               H_PER_TILE (H is one per-tile term: h = ceil(tile sum /
+                              scale)), H_LINES (Manhattan + linear conflicts) or H_PARTS
     lists, delta, hcols       :func:`astar_tables`
     limits : int64[LIMITS_LEN]  node budget, time limit and the most boards the store may
                               hold (:mod:`solver.limits`); the store doubles from 1,024
@@ -164,10 +207,13 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
             blank0 = c
     rows = np.zeros((1, HS_LEN), dtype=np.int64)  # the expanded node's heuristic parts
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
-    if per_tile:
+    if hmode == H_PER_TILE:
         h0 = s0 if scale == 1 else (s0 + scale - 1) // scale
     else:
         h0 = h_init(tiles, pos, size, H, rows, 0)
+    if hmode == H_LINES:  # the slot's sum holds the tile sum and, above it, each line's conflicts / 2
+        for line in range(2 * size):
+            s0 |= (rows[0, HS_LINE0 + line] // 2) << (LINE_SHIFT + LINE_BITS * line)
     if h0 >= hcols:
         hcols = h0 + 1
     empty_path = np.zeros(0, dtype=np.int8)
@@ -226,7 +272,13 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
         expanded += 1
         blank = (val >> np.uint64(20)) & _NIBBLE
         s = np.int64(val >> np.uint64(24))
-        if not per_tile:
+        lines = s >> LINE_SHIFT
+        if hmode == H_LINES:
+            lc = np.int64(0)
+            for line in range(2 * size):
+                lc += _line_field(lines, line)
+            s &= (1 << LINE_SHIFT) - 1
+        elif hmode == H_PARTS:
             unpack(key, np.uint64(0), tiles, pos)
             h_init(tiles, pos, size, H, rows, 0)
         p = list_start(blank, np.int64((val >> np.uint64(16)) & _NIBBLE) - 1)
@@ -259,12 +311,21 @@ def _astar(tiles8, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limit
                     j = _find(table, mask, child)
                 table[j, 0] = child
                 count += 1
-            table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
             if g + 1 > max_depth:
                 max_depth = g + 1
-            if per_tile:
+            if hmode == H_PER_TILE:
                 hc = sc if scale == 1 else (sc + scale - 1) // scale
+                table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
+            elif hmode == H_LINES:
+                la, lb = moved_lines(np.int64(blank), np.int64(tgt), size)
+                va = _line_value(child, la, size, lc_code, lc_table)
+                vb = _line_value(child, lb, size, lc_code, lc_table)
+                hc = sc + lc - _line_field(lines, la) - _line_field(lines, lb) + va + vb
+                cl = lines & ~((3 << (LINE_BITS * la)) | (3 << (LINE_BITS * lb)))
+                cl |= ((va // 2) << (LINE_BITS * la)) | ((vb // 2) << (LINE_BITS * lb))
+                table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc | (cl << LINE_SHIFT))
             else:
+                table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
                 b0, b1, ti = np.int64(blank), np.int64(tgt), np.int64(t)
                 slide(tiles, pos, b0, b1)
                 g1 = tile_group[ti] if n_groups > 0 else -1

@@ -100,7 +100,7 @@ def _ebf(out, i):
 
 
 @kernel
-def _astar_boards(boards, size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits):
+def _astar_boards(boards, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
     """:func:`solver.astar._astar` on each row of ``boards`` (``int8[k, N]``, C-contiguous,
     solvable, not the goal), the other arguments as there; each board under ``limits``.
 
@@ -118,7 +118,7 @@ def _astar_boards(boards, size, goal_key, nbr8, H, per_tile, lists, delta, hcols
     moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
     for i in range(k):
         start = monotonic_ns()
-        code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, per_tile, lists,
+        code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, hmode, lists,
                                                            delta, hcols, limits)
         moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
         ebf[i] = _ebf(out, i)

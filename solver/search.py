@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .astar import _astar, astar_tables
+from .astar import _astar, astar_hmode, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
@@ -148,9 +148,8 @@ def packed_astar_serves(kind, size, automaton) -> bool:
 def packed_astar_args(size, goal, H, limits) -> tuple:
     """The arguments after the board(s) of :func:`solver.astar._astar` and ``_astar_boards``."""
     goal_key, nbr8 = packed_goal(goal), neighbours(size)
-    per_tile = bool(H.n_terms == 1 and H.terms[0] == TERM_TILES)
-    lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, per_tile)
-    return size, goal_key, nbr8, H, per_tile, lists, delta, hcols, limits
+    lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, hmode := astar_hmode(H))
+    return size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits
 
 
 def graph_call(kind, size, goal, H, limits, automaton=None):

@@ -9,6 +9,7 @@ import pytest
 import naive
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import goal_tiles
+from tilesweep.solver.astar import H_LINES, H_PARTS, H_PER_TILE, astar_hmode
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.graphsearch import ASTAR, _graph_search
@@ -54,7 +55,8 @@ def same(a, b):
 
 @pytest.mark.parametrize("goal_name", GOALS)
 @pytest.mark.parametrize("seed,size,name,count", [(1, 3, "manhattan", 1000), (2, 3, "misplaced", 60),
-                                                  (3, 3, "euclidean", 200), (4, 4, "manhattan", 100)])
+                                                  (3, 3, "euclidean", 200), (4, 4, "manhattan", 100),
+                                                  (16, 3, "linear-conflict", 1000), (17, 4, "linear-conflict", 60)])
 def test_packed_astar_equals_general_kernel(goal_name, seed, size, name, count):
     goal = goal_tiles(goal_name, size)
     packed, general = kernels(size, goal, name, make_limits(UNLIMITED))
@@ -75,6 +77,19 @@ def test_packed_astar_equals_general_kernel_any_heuristic(goal_name, seed, name,
         assert a[0] == SOLVED and same(a, b), tiles.tolist()
 
 
+@pytest.mark.parametrize("size", [3, 4])
+def test_each_heuristic_takes_its_way_of_finding_h(size):
+    """Per-tile sums from the slot; Manhattan + linear conflicts from the slot's tile sum and
+    line values; anything else from the board's parts (so the tests above cover all three)."""
+    goal = goal_tiles("blank-last", size)
+    modes = {name: astar_hmode(kernel_heuristic(parse_heuristic(name, size, goal), size, goal, ()))
+             for name in ("manhattan", "misplaced", "euclidean", "linear-conflict", "walking-distance",
+                          "max(linear-conflict,walking-distance)")}
+    assert modes == {"manhattan": H_PER_TILE, "misplaced": H_PER_TILE, "euclidean": H_PER_TILE,
+                     "linear-conflict": H_LINES, "walking-distance": H_PARTS,
+                     "max(linear-conflict,walking-distance)": H_PARTS}
+
+
 @pytest.mark.parametrize("goal_name", GOALS)
 def test_packed_astar_budgets_equal_general_kernel(goal_name):
     """Node and memory budgets stop both kernels at the same node with the same status."""
@@ -82,10 +97,11 @@ def test_packed_astar_budgets_equal_general_kernel(goal_name):
     statuses = set()
     for tiles in boards(4, goal, 40, 9):
         for limits in (make_limits(1000), make_limits(UNLIMITED, None, 3000), make_limits(5000, None, 2048)):
-            packed, general = kernels(4, goal, "manhattan", limits)
-            a, b = packed(tiles), general(tiles)
-            assert same(a, b), (tiles.tolist(), limits.tolist())
-            statuses.add(a[0])
+            for name in ("manhattan", "linear-conflict"):
+                packed, general = kernels(4, goal, name, limits)
+                a, b = packed(tiles), general(tiles)
+                assert same(a, b), (tiles.tolist(), limits.tolist(), name)
+                statuses.add(a[0])
     assert {BUDGET_NODES, BUDGET_MEMORY, SOLVED} <= statuses
 
 
