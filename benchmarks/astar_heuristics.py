@@ -43,7 +43,7 @@ def worker(size: int, heuristic: str, store: str) -> None:
         tables = tables_for(parsed, size, goal, opened) if parsed.groups else ()
         solve_boards(boards[:2], size, goal, "astar", parsed, tables)  # compile or load the kernel
         cols = solve_boards(boards, size, goal, "astar", parsed, tables)
-    print(json.dumps({"nodes": cols.nodes_generated, "seconds": sum(cols.seconds)}))
+    print(json.dumps({"nodes": cols.nodes_generated.to_pylist(), "seconds": sum(cols.seconds.to_pylist())}))
 
 
 def measure(checkout: Path, size: int, heuristic: str, store: Path) -> dict:

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from tilesweep.solver.batch import kernel_boards, solve_boards
+from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards, tiles_texts
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.solve import solve
 
 from .instances import InstanceRange, file_boards
-from .schema import columns_to_table, normalise_row, rows_to_table
+from .schema import RESULT_SCHEMA, columns_to_table, normalise_row, rows_to_table
 from .spec import SweepSpec
 
 FAULT_ENV = "TILESWEEP_FAULT_INSTANCES"
@@ -161,12 +161,13 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
     cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, node_budget(job, algorithm),
                         job.time_limit, job.max_memory or budget, job.prune)
     k = len(indices)
-    columns = {name: value for name, value in vars(cols).items() if isinstance(value, list)}
+    columns = {name: getattr(cols, name) for name in FIGURES}
     constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
                  "heuristic": cols.heuristic, "max_nodes": job.max_nodes, "time_limit": cols.time_limit,
                  "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label}
-    columns.update({name: [value] * k for name, value in constants.items()})
-    return columns_to_table({**columns, "instance": indices, "tiles": texts})
+    columns.update({name: pa.repeat(pa.scalar(value, RESULT_SCHEMA.field(name).type), k)
+                    for name, value in constants.items()})
+    return columns_to_table({**columns, "instance": pa.array(indices, pa.int64()), "tiles": texts})
 
 
 def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> pa.Table:
@@ -181,7 +182,7 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
     faults = injected_faults(job.sweep)
     label = worker_label()
     indices, boards = _boards(job)
-    texts = [" ".join(map(str, row)) for row in boards.tolist()]
+    texts = tiles_texts(boards)
     in_batch = kernel_boards(boards, job.goal, job.size) & ~np.isin(indices, list(faults))
     pieces, order = [], []
     for c, (algorithm, heuristic) in enumerate(job.combos):
@@ -189,7 +190,7 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
         chosen = np.flatnonzero(in_batch)
         try:
             pieces.append(_batch_table(job, algorithm, heuristic, tables_for, budget, indices[chosen],
-                                       boards[chosen], [texts[i] for i in chosen], label))
+                                       boards[chosen], texts.take(chosen), label))
         # The same boundary for a whole batch: which board raised is unknown, so
         # each is solved again on its own by solve_one, where one that raises becomes an error row.
         except Exception:  # noqa: BLE001

@@ -20,10 +20,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from .astar import _astar
 from .ebf import _bisect, effective_branching_factor
 from .fsm import automaton as fsm_automaton, parse_pruning
+from .geometry import MOVES
 from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
 from .idastar import _idastar_tiles
@@ -159,20 +161,20 @@ def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm,
 
 @dataclass
 class Columns:
-    """The figures of ``k`` solves, one entry per board (lists of Python values, ready
-    for Arrow): what :class:`~solve.SolveResult` holds, minus what is per sweep."""
+    """The figures of ``k`` solves as Arrow arrays of ``k`` entries (null where a figure
+    does not apply): what :class:`~solve.SolveResult` holds, minus what is per sweep."""
 
-    status: list
-    status_reason: list
-    cost: list
-    moves: list
-    nodes_generated: list
-    nodes_expanded: list
-    ebf: list
-    h0: list
-    seconds: list
-    iterations: list  # JSON text (IDA*) or None
-    max_depth: list
+    status: pa.Array
+    status_reason: pa.Array
+    cost: pa.Array
+    moves: pa.Array
+    nodes_generated: pa.Array
+    nodes_expanded: pa.Array
+    ebf: pa.Array
+    h0: pa.Array
+    seconds: pa.Array
+    iterations: pa.Array  # JSON text (IDA*) or null
+    max_depth: pa.Array
     heuristic: str
     max_nodes: int | None
     time_limit: float | None
@@ -180,17 +182,105 @@ class Columns:
     pruning: str
 
 
+FIGURES = {"status": pa.string(), "status_reason": pa.string(), "cost": pa.int64(), "moves": pa.string(),
+           "nodes_generated": pa.int64(), "nodes_expanded": pa.int64(), "ebf": pa.float64(), "h0": pa.int64(),
+           "seconds": pa.float64(), "iterations": pa.string(), "max_depth": pa.int64()}
+_CODES = np.array(sorted(OUTCOMES))
+_STATUS = pa.array([OUTCOMES[c][0] for c in _CODES], pa.string())
+_REASON = pa.array([OUTCOMES[c][1] for c in _CODES], pa.string())
+_LETTERS = np.frombuffer(MOVES.encode(), dtype=np.uint8)
+_OPENER = np.frombuffer(b'{"bound":', dtype=np.uint8)
+_MIDDLE = np.frombuffer(b',"nodes_generated":', dtype=np.uint8)
+
+
+def text_array(data: np.ndarray, ends: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """Arrow strings ``data[ends[i - 1]:ends[i]]`` (UTF-8 bytes laid one after another),
+    null where ``valid`` is False: no Python string per entry."""
+    offsets = np.zeros(len(ends) + 1, dtype=np.int32)
+    offsets[1:] = ends
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.string(), len(ends), [bitmap, pa.py_buffer(offsets),
+                                                          pa.py_buffer(np.ascontiguousarray(data, np.uint8))])
+
+
+@inline_kernel
+def _put_int(buf, at, value):
+    """Write the decimal digits of ``value`` (>= 0) at ``buf[at]``; return the end."""
+    n = 1
+    v = value
+    while v >= 10:
+        v //= 10
+        n += 1
+    for i in range(n - 1, -1, -1):
+        buf[at + i] = 48 + value % 10
+        value //= 10
+    return at + n
+
+
+@inline_kernel
+def _put(buf, at, piece):
+    buf[at:at + piece.shape[0]] = piece
+    return at + piece.shape[0]
+
+
+@kernel
+def _tiles_text(boards):
+    """Each row of ``boards`` as the ``tiles`` column writes it (``"8 6 7 2 5 4 3 0 1"``):
+    bytes one row after another, and where each ends."""
+    k, n = boards.shape
+    buf = np.empty(k * n * 3, dtype=np.uint8)
+    ends = np.empty(k, dtype=np.int64)
+    at = 0
+    for i in range(k):
+        for c in range(n):
+            if c > 0:
+                buf[at] = 32
+                at += 1
+            at = _put_int(buf, at, np.int64(boards[i, c]))
+        ends[i] = at
+    return buf[:at], ends
+
+
+@kernel
+def _iterations_text(bounds, nodes, iter_ends, opener, middle):
+    """Each board's iterations as JSON text (``[{"bound":B,"nodes_generated":N},...]``):
+    bytes one board after another, and where each ends."""
+    k = iter_ends.shape[0]
+    buf = np.empty(bounds.shape[0] * (opener.shape[0] + middle.shape[0] + 42) + 2 * k, dtype=np.uint8)
+    ends = np.empty(k, dtype=np.int64)
+    at, j = 0, 0
+    for i in range(k):
+        buf[at] = 91  # [
+        at += 1
+        first = True
+        while j < iter_ends[i]:
+            if not first:
+                buf[at] = 44  # ,
+                at += 1
+            first = False
+            at = _put(buf, at, opener)
+            at = _put_int(buf, at, bounds[j])
+            at = _put(buf, at, middle)
+            at = _put_int(buf, at, nodes[j])
+            buf[at] = 125  # }
+            at += 1
+            j += 1
+        buf[at] = 93  # ]
+        at += 1
+        ends[i] = at
+    return buf[:at], ends
+
+
+def tiles_texts(boards: np.ndarray) -> pa.Array:
+    """The ``tiles`` column of ``boards`` (``int[k, N]``)."""
+    return text_array(*_tiles_text(np.ascontiguousarray(boards, dtype=np.int8)))
+
+
 def _kernel_call(algorithm: str, size: int, goal: tuple[int, ...], H, limits, automaton):
     """(warm-up name, ``call(tiles8)``): the kernel :mod:`solver.search` runs for these."""
     if algorithm in GRAPH_KINDS:
         return graph_call(GRAPH_KINDS[algorithm], size, goal, H, limits, automaton)
     return idastar_call(size, goal, H, limits, automaton)
-
-
-def _iterations_json(bounds: np.ndarray, nodes: np.ndarray, n: int) -> str:
-    """The ``iterations`` column's JSON text, as :func:`jobs.schema.normalise_row` writes it."""
-    return "[" + ",".join(f'{{"bound":{b},"nodes_generated":{k}}}'
-                          for b, k in zip(bounds[:n].tolist(), nodes[:n].tolist(), strict=True)) + "]"
 
 
 def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm: str,
@@ -209,8 +299,7 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     pruning = parse_pruning(prune, size)
     automaton = fsm_automaton(size, pruning.depth) if pruning.kind == "fsm" else None
     idastar = algorithm == "idastar"
-    cols = Columns([], [], [], [], [], [], [], [], [], [], [],
-                   heuristic.name if algorithm in INFORMED else "none",
+    cols = Columns(*([] for _ in FIGURES), heuristic.name if algorithm in INFORMED else "none",
                    None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning))
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if not idastar and packed_astar_serves(GRAPH_KINDS[algorithm], size, automaton):
@@ -223,13 +312,14 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
         call(near_goal(goal, size))
         _WARM.add(name)
     clock = time.perf_counter
+    iterations = [np.zeros((2, 0), dtype=np.int64)]  # IDA*: (bounds, nodes) of each board
     for tiles in boards:
         start = clock()
         out = call(tiles)
         seconds = clock() - start
         if idastar:
             code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = out
-            cols.iterations.append(_iterations_json(bounds, iter_nodes, int(n_iter)))
+            iterations.append(np.stack([bounds[:n_iter], iter_nodes[:n_iter]]))
             cols.max_depth.append(None)
         else:
             code, path, cost, gen, exp, max_depth, h0 = out
@@ -246,38 +336,44 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
         cols.cost.append(int(cost) if solved else None)
         cols.moves.append(_moves_text(path, int(cost)) if solved else None)
         cols.ebf.append(effective_branching_factor(int(gen), int(cost)) if solved else None)
+    if idastar:
+        ends = np.cumsum([piece.shape[1] for piece in iterations[1:]], dtype=np.int64)
+        cols.iterations = _iterations_column(np.concatenate(iterations, axis=1), ends)
+    for name, kind in FIGURES.items():
+        if not isinstance(getattr(cols, name), pa.Array):
+            setattr(cols, name, pa.array(getattr(cols, name), kind))
     return cols
+
+
+def _iterations_column(iterations: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """The ``iterations`` column (JSON text, as :func:`jobs.schema.normalise_row` writes it)
+    of boards whose (bound, nodes generated) pairs are the columns of ``iterations``, each
+    board's ending at ``ends``."""
+    return text_array(*_iterations_text(iterations[0], iterations[1], ends, _OPENER, _MIDDLE))
 
 
 def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size) -> Columns:
     """``cols`` filled by one call of a batch ``kernel`` (:func:`_astar_boards` or
-    :func:`_idastar_tiles_boards`) over ``boards``: no Python per board but list building."""
+    :func:`_idastar_tiles_boards`) over ``boards``: Arrow arrays from the kernel's, no Python
+    per board but the rounding of the EBF."""
     if kernel.__name__ not in _WARM:  # compile (or load) outside the clock, as search does
         kernel(near_goal(goal, size)[None, :], *args)
         _WARM.add(kernel.__name__)
+    k = len(boards)
     if kernel is _astar_boards:
         out, ebf, depths, moves = kernel(boards, *args)
-        cols.max_depth, cols.iterations = depths.tolist(), [None] * len(boards)
+        cols.max_depth, cols.iterations = pa.array(depths), pa.nulls(k, pa.string())
     else:
         out, ebf, moves, bounds, iter_nodes, iter_ends = kernel(boards, *args)
-        items = [f'{{"bound":{b},"nodes_generated":{k}}}' for b, k in zip(bounds.tolist(), iter_nodes.tolist(),
-                                                                             strict=True)]
-        cols.max_depth = [None] * len(boards)
-        cols.iterations = ["[" + ",".join(items[a:b]) + "]" for a, b in _spans(iter_ends)]
-    codes, costs, gen, exp, h0, nanos, ends = out.tolist()
-    solved = [code == SOLVED for code in codes]
-    outcomes = [OUTCOMES[code] for code in codes]
-    letters = _moves_text(moves, len(moves))
-    cols.status, cols.status_reason = [o[0] for o in outcomes], [o[1] for o in outcomes]
-    cols.cost = [c if ok else None for c, ok in zip(costs, solved, strict=True)]
-    cols.moves = [letters[a:b] if ok else None for (a, b), ok in zip(_spans(ends), solved, strict=True)]
-    cols.nodes_generated, cols.nodes_expanded, cols.h0 = gen, exp, h0
-    cols.ebf = [None if b != b else round(b, 9) for b in ebf.tolist()]  # NaN: unsolved or cost 0
-    cols.seconds = [t * 1e-9 for t in nanos]
+        cols.max_depth = pa.nulls(k, pa.int64())
+        cols.iterations = _iterations_column(np.stack([bounds, iter_nodes]), iter_ends)
+    codes, costs, gen, exp, h0, nanos, ends = out
+    solved = codes == SOLVED
+    outcome = pa.array(np.searchsorted(_CODES, codes))
+    cols.status, cols.status_reason = _STATUS.take(outcome), _REASON.take(outcome)
+    cols.cost = pa.array(costs, mask=~solved)
+    cols.moves = text_array(_LETTERS[moves], ends, solved)
+    cols.nodes_generated, cols.nodes_expanded, cols.h0 = pa.array(gen), pa.array(exp), pa.array(h0)
+    cols.ebf = pa.array([None if b != b else round(b, 9) for b in ebf.tolist()], pa.float64())  # NaN: unsolved or cost 0
+    cols.seconds = pa.array(nanos * 1e-9)
     return cols
-
-
-def _spans(ends) -> list[tuple[int, int]]:
-    """(start, end) of each piece laid one after another, from the ends."""
-    ends = list(ends)
-    return list(zip([0, *ends][:len(ends)], ends, strict=True))

@@ -1,6 +1,8 @@
 """The batch path (a chunk's boards solved per configuration in one loop, results as
 columns) gives the rows of the per-solve path, column for column but for timing."""
 
+import dataclasses
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -9,11 +11,16 @@ from tilesweep.cluster.tables import open_tables
 from tilesweep.jobs.schema import TIMING_COLUMNS, normalise_row, rows_to_table
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.work import chunk_jobs, solve_chunk, solve_chunk_table
-from tilesweep.solver.batch import kernel_boards, solve_boards
+from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards
 from tilesweep.solver.board import Board, goal_tiles
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.solve import solve
+
+
+def listed(cols):
+    """``cols`` with each figure as a Python list."""
+    return dataclasses.replace(cols, **{name: getattr(cols, name).to_pylist() for name in FIGURES})
 
 
 def same_rows(job, tables_for=lambda name: (), monkeypatch=None):
@@ -120,12 +127,12 @@ def test_packed_astar_batch_equals_per_board_solves(tmp_path, heuristic):
     _, tables = open_tables(str(tmp_path / "store"), names, 3, goal, build=True)
     tables = tables.get(heuristic, ())
     for max_nodes in (None, 300, 1):
-        cols = solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=max_nodes)
+        cols = listed(solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=max_nodes))
         single = single_columns(boards, goal, 3, heuristic, tables, max_nodes=max_nodes)
         for name in PACKED_FIGURES:
             assert getattr(cols, name) == single[name], (max_nodes, name)
         assert len(cols.seconds) == len(boards) and min(cols.seconds) >= 0
-    statuses = set(solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=300).status)
+    statuses = set(listed(solve_boards(boards, 3, goal, "astar", spec, tables, max_nodes=300)).status)
     assert statuses == {"solved", "budget_exceeded"}
 
 
@@ -133,19 +140,19 @@ def test_packed_astar_batch_on_15_puzzles_under_memory_and_node_limits():
     goal, boards = packed_boards(4, 40, walk=50)
     spec = parse_heuristic("manhattan", 4, goal)
     for limits in ({}, {"max_memory": "1MiB"}, {"max_nodes": 5000}, {"max_nodes": 5000, "max_memory": "1MiB"}):
-        cols = solve_boards(boards, 4, goal, "astar", spec, **limits)
+        cols = listed(solve_boards(boards, 4, goal, "astar", spec, **limits))
         single = single_columns(boards, goal, 4, "manhattan", **limits)
         for name in PACKED_FIGURES:
             assert getattr(cols, name) == single[name], (limits, name)
-    reasons = set(solve_boards(boards, 4, goal, "astar", spec, max_memory="1MiB").status_reason)
+    reasons = set(listed(solve_boards(boards, 4, goal, "astar", spec, max_memory="1MiB")).status_reason)
     assert reasons == {None, "memory"}
 
 
 def test_packed_astar_batch_of_no_boards_and_of_a_time_limit():
     goal, boards = packed_boards(4, 20, walk=50)
     spec = parse_heuristic("manhattan", 4, goal)
-    assert solve_boards(boards[:0], 4, goal, "astar", spec).status == []
-    cols = solve_boards(boards, 4, goal, "astar", spec, time_limit=1e-4)
+    assert listed(solve_boards(boards[:0], 4, goal, "astar", spec)).status == []
+    cols = listed(solve_boards(boards, 4, goal, "astar", spec, time_limit=1e-4))
     assert set(cols.status) <= {"solved", "timeout"}
     single = single_columns(boards, goal, 4, "manhattan")
     for i, status in enumerate(cols.status):  # a search that finished in time found what solve() finds
@@ -178,7 +185,7 @@ def test_per_tile_idastar_batch_equals_per_board_solves(heuristic, prune):
         goal, boards = packed_boards(size, count, walk)
         spec = parse_heuristic(heuristic, size, goal)
         for max_nodes in (None, 500):
-            cols = solve_boards(boards, size, goal, "idastar", spec, max_nodes=max_nodes, prune=prune)
+            cols = listed(solve_boards(boards, size, goal, "idastar", spec, max_nodes=max_nodes, prune=prune))
             single = single_columns(boards, goal, size, heuristic, algorithm="idastar", max_nodes=max_nodes,
                                     prune=prune)
             for name in PACKED_FIGURES:
