@@ -80,8 +80,10 @@ TASKS_PER_WORKER = 8
 # random 15-puzzle takes IDA* seconds with Manhattan distance but milliseconds with a
 # large pattern database (measured here: 7-8 ~0.015 s, 6-6-3 ~0.1 s, 5-5-5 ~1 s), so the
 # largest PDB group sets the 15-puzzle figure; too small a chunk spends the workers' time
-# on per-task overhead.
+# on per-task overhead. A random 8-puzzle takes A* or IDA* 20-100 us with any heuristic
+# (the batch kernels), BFS or DFS (no heuristic) about a millisecond.
 SECONDS_PER_SOLVE = {3: 1e-3, 4: 0.5, 5: 30.0}
+INFORMED_SECONDS_PER_SOLVE_3X3 = 1e-4
 PDB_SECONDS_PER_SOLVE_4X4 = {8: 0.02, 7: 0.05, 6: 0.2}  # by the largest group's tile count
 WALK_SECONDS_PER_SOLVE = 2e-3
 
@@ -264,6 +266,8 @@ def seconds_per_solve(size: int, source: InstanceSource, heuristic: HeuristicSpe
     """A rough guess of one solve's time, for :func:`auto_chunk_size` only."""
     if source.kind == "walk" and size > 3:
         return WALK_SECONDS_PER_SOLVE
+    if size == 3 and heuristic is not None:
+        return INFORMED_SECONDS_PER_SOLVE_3X3
     if size == 4 and heuristic is not None and heuristic.is_pdb:
         return PDB_SECONDS_PER_SOLVE_4X4.get(max(len(g) for g in heuristic.groups), SECONDS_PER_SOLVE[4])
     return SECONDS_PER_SOLVE[size]

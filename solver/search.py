@@ -11,8 +11,9 @@ from .astar import _astar, astar_hmode, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search
-from .hstate import HS_LEN, TERM_ID, TERM_TILES, TERM_WD, h_init
+from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init
 from .idastar import _idastar, _idastar_tiles
+from .idastar_pdb import _idastar_pdb, mirrors_early
 from .idastar_walk import _idastar_walk, walk_steps
 from .status import SOLVED, outcome
 from .walking import start_patterns
@@ -116,7 +117,7 @@ def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
     per-tile heuristic, the walking-distance kernel for walking distance alone (with or
-    without ``+id``), else the general one; each prunes with ``automaton``
+    without ``+id``), the PDB kernel for pattern databases alone, else the general one; each prunes with ``automaton``
     (:mod:`solver.fsm`) when given one."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(size)
@@ -136,6 +137,9 @@ def idastar_call(size, goal, H, limits, automaton=None):
                                  v0, h0, table, use_fsm, limits, H.lc_code, use_id)
         return "idastar-walk", call
     nbr64 = neighbours64(size)
+    if H.n_terms == 1 and H.terms[0] == TERM_PDB:
+        early = mirrors_early(H)
+        return "idastar-pdb", lambda tiles: _idastar_pdb(tiles, goal_pos, nbr64, H, limits, table, use_fsm, early)
     return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)
 
 
