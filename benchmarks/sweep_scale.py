@@ -120,7 +120,7 @@ def main() -> None:
         search = search_seconds(folder)
         ideal = search / WORKERS
         print(f"sweep {args.count:,}: run {run:.1f} s (command {wall:.1f} s); "
-              f"search {search:.1f} s / {WORKERS} workers = {ideal:.1f} s; run / that = {run / ideal:.2f}")
+              f"search {search:.1f} s / {WORKERS} workers = {ideal:.1f} s; run / that = {run / (search / WORKERS):.3f}")
         print(load())
         wall, peak, _ = timed(sweep_cmd(tilesweep, out, args.count))
         print(f"no-op rerun: {wall:.2f} s, peak {peak:.0f} MB")

@@ -198,12 +198,15 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
         # each is solved again on its own by solve_one, where one that raises becomes an error row.
         except Exception:  # noqa: BLE001
             chosen = np.zeros(0, dtype=np.int64)
+        order.append(chosen * len(job.combos) + c)
+        if len(chosen) == len(indices):
+            continue
         rest = np.setdiff1d(np.arange(len(indices)), chosen)
         rows = [normalise_row(solve_one(job, int(indices[i]), tuple(boards[i].tolist()), algorithm, heuristic,
                                         tables_for, faults, budget)) | {"worker": label} for i in rest]
         pieces.append(rows_to_table(rows))
-        order += [chosen * len(job.combos) + c, rest * len(job.combos) + c]
+        order.append(rest * len(job.combos) + c)
     table = pa.concat_tables(pieces)
-    perm = np.argsort(np.concatenate(order), kind="stable")
-    # one configuration whose batch took every board: the rows are in order already
-    return table if np.array_equal(perm, np.arange(len(perm))) else table.take(perm)
+    if len(pieces) == 1:  # one configuration whose batch took every board: the rows are in order
+        return table
+    return table.take(np.argsort(np.concatenate(order), kind="stable"))

@@ -23,12 +23,12 @@ import numpy as np
 import pyarrow as pa
 
 from .astar import _astar
-from .ebf import _bisect, effective_branching_factor
+from .ebf import _bisect, effective_branching_factor, round_digits
 from .fsm import automaton as fsm_automaton, parse_pruning
 from .geometry import MOVES
 from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
-from .idastar import _idastar_tiles
+from .idastar import _idastar_tiles_in, successor_lists, tile_deltas, tiles_workspace
 from .jit import inline_kernel, kernel
 from .limits import UNLIMITED, make_limits, monotonic_ns
 from .search import (
@@ -144,10 +144,13 @@ def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm,
     moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
     all_bounds, all_nodes = np.zeros(8 * k + 1, dtype=np.int64), np.zeros(8 * k + 1, dtype=np.int64)
     iter_ends, n_used = np.zeros(k, dtype=np.int64), 0
+    # made once for the batch: with them made per board, a third of the time beside the
+    # search of an 8-puzzle went into filling them
+    lists, delta, work = successor_lists(nbr8), tile_deltas(nbr8, tile_cost), tiles_workspace()
     for i in range(k):
         start = monotonic_ns()
-        code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = _idastar_tiles(
-            boards[i], goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm)
+        code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = _idastar_tiles_in(
+            boards[i], goal_pos, lists, delta, tile_cost, scale, limits, fsm, use_fsm, work)
         moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
         ebf[i] = _ebf(out, i)
         while n_used + n_iter > all_bounds.shape[0]:
@@ -355,7 +358,7 @@ def _iterations_column(iterations: np.ndarray, ends: np.ndarray) -> pa.Array:
 def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size) -> Columns:
     """``cols`` filled by one call of a batch ``kernel`` (:func:`_astar_boards` or
     :func:`_idastar_tiles_boards`) over ``boards``: Arrow arrays from the kernel's, no Python
-    per board but the rounding of the EBF."""
+    per board."""
     if kernel.__name__ not in _WARM:  # compile (or load) outside the clock, as search does
         kernel(near_goal(goal, size)[None, :], *args)
         _WARM.add(kernel.__name__)
@@ -374,6 +377,6 @@ def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size)
     cols.cost = pa.array(costs, mask=~solved)
     cols.moves = text_array(_LETTERS[moves], ends, solved)
     cols.nodes_generated, cols.nodes_expanded, cols.h0 = pa.array(gen), pa.array(exp), pa.array(h0)
-    cols.ebf = pa.array([None if b != b else round(b, 9) for b in ebf.tolist()], pa.float64())  # NaN: unsolved or cost 0
+    cols.ebf = pa.array(round_digits(ebf), pa.float64(), mask=np.isnan(ebf))  # NaN: unsolved or cost 0
     cols.seconds = pa.array(nanos * 1e-9)
     return cols

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .jit import kernel
 
 
@@ -38,4 +40,22 @@ def effective_branching_factor(nodes: int, depth: int) -> float | None:
     """
     if depth <= 0 or nodes < 1:
         return None
-    return round(float(_bisect(float(nodes), int(depth))), 9)
+    return round(float(_bisect(float(nodes), int(depth))), DIGITS)
+
+
+DIGITS = 9  # an EBF is kept to this many decimal places
+
+
+def round_digits(values: np.ndarray) -> np.ndarray:
+    """``round(v, DIGITS)`` of each value, exactly as Python rounds, for a whole array.
+
+    ``rint(v * 10**DIGITS) / 10**DIGITS`` is the same double whenever the scaled value is
+    not within its rounding error of a half (the division is correctly rounded, as is
+    Python's decimal conversion); the few that are go through Python's ``round``.
+    """
+    scaled = values * 10.0 ** DIGITS
+    out = np.rint(scaled) / 10.0 ** DIGITS
+    near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-5)
+    for i in near_half:
+        out[i] = round(float(values[i]), DIGITS)
+    return out

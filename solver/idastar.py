@@ -233,14 +233,27 @@ def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fs
     -------
     Same as :func:`_idastar`.
     """
+    return _idastar_tiles_in(tiles8, goal_pos, successor_lists(nbr8), tile_deltas(nbr8, tile_cost), tile_cost,
+                             scale, limits, fsm, use_fsm, tiles_workspace())
+
+
+@inline_kernel
+def tiles_workspace():
+    """The arrays one :func:`_idastar_tiles_in` call works in: path, bounds and nodes per
+    iteration (its outputs), and the stack. A batch reuses one set for all its boards,
+    since each solve writes before it reads."""
+    path, bounds, iter_nodes = _outputs()
+    return (path, bounds, iter_nodes, np.zeros(MAX_DEPTH + 1, dtype=np.uint64),
+            np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros(MAX_DEPTH + 1, dtype=np.int64))
+
+
+@kernel
+def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, fsm, use_fsm, work):
+    """:func:`_idastar_tiles` with its successor lists, tile deltas and work arrays
+    (:func:`tiles_workspace`) given: the per-board part of a batch."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.uint64)
-    lists = successor_lists(nbr8)
-    delta = tile_deltas(nbr8, tile_cost)
-    path, bounds, iter_nodes = _outputs()
-    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
-    st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    path, bounds, iter_nodes, st_pos, st_sum, st_q = work
     blank0 = 0
     h0 = np.int64(0)  # the start's scaled sum
     for c in range(n):

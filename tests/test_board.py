@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 import naive
 from tilesweep.solver import Board, InvalidBoardError, effective_branching_factor, goal_tiles, is_solvable
 from tilesweep.solver.board import parse_tiles
+from tilesweep.solver.ebf import round_digits
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import MOVES
 
@@ -243,3 +244,12 @@ def test_ebf():
     assert effective_branching_factor(100, 0) is None
     b = effective_branching_factor(24015, 31)
     assert abs(sum(b ** i for i in range(32)) - 24015) < 1e-3
+
+
+def test_round_digits_equals_python_round_on_every_value():
+    rng = np.random.default_rng(7)
+    plain = rng.uniform(1.0, 4.0, 200_000)
+    # values a hair from a half in the 10th decimal place: the ones rint can get wrong
+    halves = np.round(rng.uniform(1.0, 4.0, 20_000), 9) + np.array([5e-10, -5e-10, 4.9999e-10, 5.0001e-10] * 5_000)
+    for values in (plain, halves, np.array([0.0, 1.0, 3.0, 2.5e-10, 1.0000000005, 2.9999999995])):
+        assert round_digits(values).tolist() == [round(float(v), 9) for v in values]
