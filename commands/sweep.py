@@ -74,7 +74,9 @@ def sweep(
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune)
 
     def setup():
-        from tilesweep.cluster.connect import scheduler_address
+        from tilesweep.cluster.connect import scheduler_address, start_fork_server
+        if scheduler_address(scheduler) is None:
+            start_fork_server()  # for the embedded cluster
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
