@@ -6,6 +6,8 @@ import numpy as np
 
 from .jit import kernel
 
+DIGITS = 9  # an EBF is kept to this many decimal places
+
 
 @kernel
 def _tree_size(b, depth):
@@ -41,9 +43,6 @@ def effective_branching_factor(nodes: int, depth: int) -> float | None:
     if depth <= 0 or nodes < 1:
         return None
     return round(float(_bisect(float(nodes), int(depth))), DIGITS)
-
-
-DIGITS = 9  # an EBF is kept to this many decimal places
 
 
 def round_digits(values: np.ndarray) -> np.ndarray:
