@@ -292,9 +292,10 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
 
 @inline_kernel
 def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
-                  ranks, at):
+                  ranks, at, reflected=False):
     """Table index of each child in the list from ``p`` (the node's blank is ``b``) for its
-    moved tile's group, to ``ranks[at + k]`` for child ``k``, with its entry prefetched.
+    moved tile's group, to ``ranks[at + k]`` for child ``k``, with its entry prefetched
+    (``reflected``: of the child's mirror image, for the mirrored tile's group).
 
     All the regular lookups of a node are issued before the first is read, so their cache
     and TLB misses overlap instead of following one another. (Prefetching the mirror
@@ -307,10 +308,10 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tab
             break
         tgt = np.int64(target_of(code))
         t = tiles[tgt]
-        g = tile_group[t]
+        g = tile_group[refl_tile[t]] if reflected else tile_group[t]
         if g >= 0:
             pos[t] = b  # the child's placement of the moved tile
-            r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False)
+            r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)
             pos[t] = tgt
             ranks[at + k] = r
             prefetch(tables[g], r)

@@ -14,7 +14,7 @@ than the caches the mirror lookups are too (:func:`mirrors_early`).
 
 import numpy as np
 
-from .hstate import group_rank, prefetch, slide
+from .hstate import group_rank, slide
 from .idastar import (
     LIST_END,
     LIST_STRIDE,
@@ -61,28 +61,6 @@ def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 
 
 @inline_kernel
-def _plan_mirrors(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
-                  rranks, at):
-    """As :func:`solver.idastar.plan_children`, for the mirror lookups: each child's
-    reflected table index to ``rranks[at + k]``, its entry prefetched."""
-    k = 0
-    while True:
-        code = lists[p + np.uint64(k)]
-        if code == LIST_END:
-            break
-        tgt = np.int64(target_of(code))
-        t = tiles[tgt]
-        g2 = tile_group[refl_tile[t]]
-        if g2 >= 0:
-            pos[t] = b
-            r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True)
-            pos[t] = tgt
-            rranks[at + k] = r
-            prefetch(tables[g2], r)
-        k += 1
-
-
-@inline_kernel
 def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, tables, reflect,
              early_mirrors, refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path,
              generated, expanded, check_at, limits, deadline, fsm, use_fsm):
@@ -97,8 +75,8 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
     plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
                   ranks, 0)
     if early_mirrors:
-        _plan_mirrors(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
-                      rranks, 0)
+        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+                      rranks, 0, True)
     while True:
         code = lists[p]
         if code == LIST_END:  # all children tried: back up
@@ -152,12 +130,14 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
                 next_bound = f
             slide(tiles, pos, tgt, b)
             continue
-        vals[d + 1, :n_groups] = vals[d, :n_groups]
+        for k in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
+            vals[d + 1, k] = vals[d, k]
         sums[d + 1] = h
         if g >= 0:
             vals[d + 1, g] = v
         if reflect:
-            rvals[d + 1, :n_groups] = rvals[d, :n_groups]
+            for k in range(n_groups):
+                rvals[d + 1, k] = rvals[d, k]
             rsums[d + 1] = rh
             if g2 >= 0:
                 rvals[d + 1, g2] = w
@@ -176,8 +156,8 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
         plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
                       ranks, d * RANKS_STRIDE)
         if early_mirrors:
-            _plan_mirrors(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
-                          rranks, d * RANKS_STRIDE)
+            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+                          rranks, d * RANKS_STRIDE, True)
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
