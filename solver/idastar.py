@@ -37,6 +37,7 @@ from .hstate import (
     pdb_sum,
     prefetch,
     slide,
+    table_addresses,
     wd_step,
 )
 from .jit import inline_kernel, kernel
@@ -291,7 +292,7 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
 
 
 @inline_kernel
-def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                   ranks, at, reflected=False):
     """Table index of each child in the list from ``p`` (the node's blank is ``b``) for its
     moved tile's group, to ``ranks[at + k]`` for child ``k``, with its entry prefetched
@@ -314,7 +315,7 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tab
             r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)
             pos[t] = tgt
             ranks[at + k] = r
-            prefetch(tables[g], r)
+            prefetch(addr[g], r)
         k += 1
 
 
@@ -345,13 +346,14 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
         goal_col, wd_link_v, wd_link_h, _, _ = H
+    addr = table_addresses(tables)
     next_bound = np.int64(1) << 40
     d = 0
     b = pos[0]
     q = q0
     p = list_start(b, last)
     if n_groups > 0:
-        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                       ranks, 0)
     while True:
         code = lists[p]
@@ -419,7 +421,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
         q = nq
         p = list_start(tgt, move_of(code))
         if n_groups > 0:
-            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                           ranks, d * RANKS_STRIDE)
     return RUNNING, generated, expanded, next_bound, 0, check_at
 

@@ -14,7 +14,7 @@ than the caches the mirror lookups are too (:func:`mirrors_early`).
 
 import numpy as np
 
-from .hstate import group_rank, slide
+from .hstate import byte_at, group_rank, slide, table_addresses
 from .idastar import (
     LIST_END,
     LIST_STRIDE,
@@ -61,21 +61,22 @@ def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 
 
 @inline_kernel
-def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, tables, reflect,
+def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect,
              early_mirrors, refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path,
              generated, expanded, check_at, limits, deadline, fsm, use_fsm):
     """One depth-first contour below the root, as
     :func:`solver.idastar.contour`; ``vals``/``rvals`` (int64[MAX_DEPTH + 1, groups]) and
-    ``sums``/``rsums`` hold each depth's group values and sums, regular and reflected."""
+    ``sums``/``rsums`` hold each depth's group values and sums, regular and reflected;
+    ``addr`` has each group's table address (:func:`solver.hstate.table_addresses`)."""
     next_bound = np.int64(1) << 40
     d = 0
     b = pos[0]
     q = 0
     p = list_start(b, -1)
-    plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+    plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                   ranks, 0)
     if early_mirrors:
-        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                       rranks, 0, True)
     while True:
         code = lists[p]
@@ -109,7 +110,7 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
         h = sums[d]
         v = np.int64(0)
         if g >= 0:
-            v = np.int64(tables[g][ranks[at]])
+            v = byte_at(addr[g], ranks[at])
             h += v - vals[d, g]
         hc = h
         f = d + 1 + hc
@@ -120,7 +121,7 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
             if g2 >= 0:
                 r = rranks[at] if early_mirrors else group_rank(pos, g2, group_tiles, group_k, refl_tile,
                                                                 refl_cell, True)
-                w = np.int64(tables[g2][r])
+                w = byte_at(addr[g2], r)
                 rh += w - rvals[d, g2]
             if rh > hc:
                 hc = rh
@@ -153,10 +154,10 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
         b = tgt
         q = nq
         p = list_start(tgt, move_of(code))
-        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                       ranks, d * RANKS_STRIDE)
         if early_mirrors:
-            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, tables, refl_tile, refl_cell,
+            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                           rranks, d * RANKS_STRIDE, True)
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
@@ -194,6 +195,7 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     deadline = deadline_of(limits)
     check_at = next_check(generated, limits)
     early = early_mirrors and reflect
+    addr = table_addresses(tables)
     bound = h0
     n_iter = 0
     while n_iter < MAX_ITERATIONS:
@@ -202,7 +204,7 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
         n_iter += 1
         expanded += 1
         status, generated, expanded, next_bound, cost, check_at = _contour(
-            tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, tables, reflect, early,
+            tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early,
             refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, generated, expanded,
             check_at, limits, deadline, fsm, use_fsm)
         iter_nodes[n_iter - 1] = generated - start_generated
