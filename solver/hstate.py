@@ -47,9 +47,10 @@ def group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected):
     used = np.int64(0)
     rank = np.int64(0)
     for i in range(group_k[g]):
-        t = group_tiles[g, i]
+        # unsigned indices: numba adds no negative-index wraparound to these reads
+        t = np.uint64(group_tiles[g, i])
         if reflected:
-            c = np.int64(refl_cell[pos[refl_tile[t]]])
+            c = np.int64(refl_cell[np.uint64(pos[np.uint64(refl_tile[t])])])
         else:
             c = np.int64(pos[t])
         rank = rank * (n_cells - i) + placement_digit(used, c)
@@ -426,9 +427,9 @@ def commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts):
 @inline_kernel
 def slide(tiles, pos, blank, target):
     """Move the tile on ``target`` into the blank cell."""
-    t = tiles[target]
-    tiles[blank] = t
-    tiles[target] = 0
+    t = np.uint64(tiles[np.uint64(target)])  # unsigned indices: no wraparound code
+    tiles[np.uint64(blank)] = t
+    tiles[np.uint64(target)] = 0
     pos[t] = blank
     pos[0] = target
 

@@ -308,14 +308,14 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, add
         if code == LIST_END:
             break
         tgt = np.int64(target_of(code))
-        t = tiles[tgt]
-        g = tile_group[refl_tile[t]] if reflected else tile_group[t]
+        t = np.uint64(tiles[np.uint64(tgt)])  # unsigned indices: no wraparound code
+        g = tile_group[np.uint64(refl_tile[t])] if reflected else tile_group[t]
         if g >= 0:
             pos[t] = b  # the child's placement of the moved tile
             r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)
             pos[t] = tgt
-            ranks[at + k] = r
-            prefetch(addr[g], r)
+            ranks[np.uint64(at + k)] = r
+            prefetch(addr[np.uint64(g)], r)
         k += 1
 
 

@@ -103,26 +103,28 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
                 return hit, generated, expanded, next_bound, 0, check_at
             check_at = next_check(generated, limits)
         generated += 1
+        # unsigned indices below: numba adds no negative-index wraparound to their reads
+        du = np.uint64(d)
         tgt = np.int64(target_of(code))
-        t = tiles[tgt]
+        t = np.uint64(tiles[np.uint64(tgt)])
         slide(tiles, pos, b, tgt)
         g = tile_group[t]
-        h = sums[d]
+        h = sums[du]
         v = np.int64(0)
         if g >= 0:
-            v = byte_at(addr[g], ranks[at])
-            h += v - vals[d, g]
+            v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
+            h += v - vals[du, np.uint64(g)]
         hc = h
         f = d + 1 + hc
         g2, w, rh = -1, np.int64(0), np.int64(0)
         if reflect and (f <= bound or f < next_bound):
-            g2 = tile_group[refl_tile[t]]
-            rh = rsums[d]
+            g2 = tile_group[np.uint64(refl_tile[t])]
+            rh = rsums[du]
             if g2 >= 0:
-                r = rranks[at] if early_mirrors else group_rank(pos, g2, group_tiles, group_k, refl_tile,
-                                                                refl_cell, True)
-                w = byte_at(addr[g2], r)
-                rh += w - rvals[d, g2]
+                r = rranks[np.uint64(at)] if early_mirrors else group_rank(pos, g2, group_tiles, group_k, refl_tile,
+                                                                           refl_cell, True)
+                w = byte_at(addr[np.uint64(g2)], r)
+                rh += w - rvals[du, np.uint64(g2)]
             if rh > hc:
                 hc = rh
                 f = d + 1 + hc
@@ -132,18 +134,18 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
             slide(tiles, pos, tgt, b)
             continue
         for k in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
-            vals[d + 1, k] = vals[d, k]
-        sums[d + 1] = h
+            vals[du + np.uint64(1), np.uint64(k)] = vals[du, np.uint64(k)]
+        sums[du + np.uint64(1)] = h
         if g >= 0:
-            vals[d + 1, g] = v
+            vals[du + np.uint64(1), np.uint64(g)] = v
         if reflect:
             for k in range(n_groups):
-                rvals[d + 1, k] = rvals[d, k]
-            rsums[d + 1] = rh
+                rvals[du + np.uint64(1), np.uint64(k)] = rvals[du, np.uint64(k)]
+            rsums[du + np.uint64(1)] = rh
             if g2 >= 0:
-                rvals[d + 1, g2] = w
-        st_pos[d] = p
-        st_q[d] = q
+                rvals[du + np.uint64(1), np.uint64(g2)] = w
+        st_pos[du] = p
+        st_q[du] = q
         if hc == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, next_bound, d + 1, check_at
