@@ -164,14 +164,15 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             if d == 0:
                 break
             d -= 1
-            p = st_pos[d]
+            du = np.uint64(d)  # unsigned indices: no wraparound code
+            p = st_pos[du]
             pb = blank_of(lists[p - np.uint64(1)])
             tiles[b] = tiles[pb]
             tiles[pb] = 0
             b = pb
-            s_cur = st_sum[d]
+            s_cur = st_sum[du]
             if use_fsm:
-                q = st_q[d]
+                q = st_q[du]
             room += scale
             continue
         p += np.uint64(1)
@@ -196,10 +197,11 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             continue
         tiles[b] = t
         tiles[tgt] = 0
-        st_pos[d] = p
-        st_sum[d] = s_cur
+        du = np.uint64(d)
+        st_pos[du] = p
+        st_sum[du] = s_cur
         if use_fsm:
-            st_q[d] = q
+            st_q[du] = q
         if s == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, min_excess, d + 1, check_at
