@@ -24,7 +24,19 @@ The path is traced back through the table: each board's last move names its pare
 
 import numpy as np
 
-from .hstate import HS_LEN, HS_LINE0, PARTS_LEN, TERM_LC, TERM_TILES, child_h, h_init, moved_lines, slide, wd_step
+from .hstate import (
+    HS_LEN,
+    HS_LINE0,
+    PARTS_LEN,
+    TERM_LC,
+    TERM_TILES,
+    child_h,
+    h_init,
+    moved_lines,
+    slide,
+    table_addresses,
+    wd_step,
+)
 from .idastar import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
@@ -192,6 +204,7 @@ def _astar(tiles8, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
         goal_col, wd_link_v, wd_link_h, _, _ = H
+    addr = table_addresses(tables)
     n = tiles8.shape[0]
     n4 = np.uint64(4 * n)
     key = np.uint64(0)
@@ -333,8 +346,8 @@ def _astar(tiles8, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
                 w = wd_step(rows[0], size, ti, b0, b1, goal_row, goal_col, wd_link_v, wd_link_h,
                             parts) if use_wd else 0
                 hc = child_h(tiles, pos, size, ti, b0, b1, rows, 0, tile_cost, scale, use_lc, lc_code,
-                             lc_table, n_groups, group_tiles, group_k, g1, tables[max(g1, 0)], g2,
-                             tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
+                             lc_table, n_groups, group_tiles, group_k, g1, addr[max(g1, 0)], g2,
+                             addr[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
                 slide(tiles, pos, b1, b0)
             fc = g + 1 + hc
             if fc >= frows or hc >= hcols:

@@ -19,7 +19,7 @@ when its children are generated.
 
 import numpy as np
 
-from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
+from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, table_addresses, wd_step
 from .idastar import is_goal
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
@@ -106,6 +106,7 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
         goal_col, wd_link_v, wd_link_h, _, _ = H
+    addr = table_addresses(tables)
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -206,8 +207,8 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
                 w = wd_step(rows[0], size, t, blank, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
                             parts) if use_wd else 0
                 hc = child_h(tiles, pos, size, t, blank, tgt, rows, 0, tile_cost, scale, use_lc,
-                             lc_code, lc_table, n_groups, group_tiles, group_k, g1, tables[max(g1, 0)],
-                             g2, tables[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms,
+                             lc_code, lc_table, n_groups, group_tiles, group_k, g1, addr[max(g1, 0)],
+                             g2, addr[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms,
                              parts)
             k1, k2 = pack(tiles)
             slot = find_slot(slots, keys, k1, k2)

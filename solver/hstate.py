@@ -359,12 +359,13 @@ def child_parts(tiles, size, t, blank, target, row, tile_cost, scale, use_lc, lc
 
 
 @inline_kernel
-def pdb_sum(row, total, first, g, table, rank, parts, slot):
+def pdb_sum(row, total, first, g, address, rank, parts, slot):
     """The PDB sum ``row[total]`` with group ``g``'s value ``row[first + g]`` replaced by
-    ``table[rank]`` (kept in ``parts[slot]``); unchanged when ``g < 0``."""
+    entry ``rank`` of the table at ``address`` (kept in ``parts[slot]``; see
+    :func:`byte_at`); unchanged when ``g < 0``."""
     s = row[total]
     if g >= 0:
-        v = np.int64(table[rank])
+        v = byte_at(address, rank)
         parts[slot] = v
         s += v - row[first + g]
     return s
@@ -372,12 +373,13 @@ def pdb_sum(row, total, first, g, table, rank, parts, slot):
 
 @inline_kernel
 def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
-            lc_table, n_groups, group_tiles, group_k, g, table_g, g2, table_g2, reflect,
+            lc_table, n_groups, group_tiles, group_k, g, addr_g, g2, addr_g2, reflect,
             refl_tile, refl_cell, w, terms, n_terms, parts):
     """h of the child where tile ``t`` has moved from ``target`` into ``blank``.
 
     The board must already show the move. ``g`` and ``g2`` are the groups of ``t`` and of
-    its mirror tile (-1 for none) and ``table_g``, ``table_g2`` their tables; ``w`` is the
+    its mirror tile (-1 for none) and ``addr_g``, ``addr_g2`` their tables' addresses
+    (:func:`table_addresses`); ``w`` is the
     child's walking distance (:func:`wd_step`, 0 when unused), to which a term marked
     ``TERM_ID`` adds the inversion distance. (Python passes a call of
     more than 30 arguments as ``*args``, which numba cannot inline.) The new
@@ -391,10 +393,10 @@ def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_l
     p = np.int64(0)
     if n_groups > 0:
         r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False) if g >= 0 else 0
-        p = pdb_sum(row, HS_PDB, HS_GROUP0, g, table_g, r, parts, 5)
+        p = pdb_sum(row, HS_PDB, HS_GROUP0, g, addr_g, r, parts, 5)
         if reflect:
             r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
-            p = max(p, pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, table_g2, r, parts, 6))
+            p = max(p, pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, addr_g2, r, parts, 6))
     return combine(ht, lc, p, w, terms, n_terms)
 
 

@@ -394,13 +394,13 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
         p_sum = np.int64(0)
         if n_groups > 0:
             g = tile_group[t]
-            p_sum = pdb_sum(row, HS_PDB, HS_GROUP0, g, tables[max(g, 0)], ranks[at], parts, 5)
+            p_sum = pdb_sum(row, HS_PDB, HS_GROUP0, g, addr[max(g, 0)], ranks[at], parts, 5)
         hc = combine(ht, lc, p_sum, w, terms, n_terms)
         f = g0 + d + 1 + hc
         if reflect and (f <= bound or f < next_bound):
             g2 = tile_group[refl_tile[t]]
             r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
-            q_sum = pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, tables[max(g2, 0)], r, parts, 6)
+            q_sum = pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, addr[max(g2, 0)], r, parts, 6)
             if q_sum > p_sum:
                 hc = combine(ht, lc, q_sum, w, terms, n_terms)
                 f = g0 + d + 1 + hc
