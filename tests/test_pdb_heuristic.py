@@ -101,3 +101,34 @@ def test_korf_instances_with_6_6_3_reflect(korf100, store):
         manhattan = solve(board, goal, "idastar", "manhattan", max_nodes=50_000_000)
         assert result.cost == cost
         assert result.nodes_generated < manhattan.nodes_generated
+
+
+def test_tables_read_through_their_addresses_give_every_entry(tmp_path):
+    """The kernels read tables by address (hstate.byte_at): every entry of an in-memory
+    and of a memory-mapped read-only table, values above 127 included, as numpy reads it;
+    a prefetch of any entry is harmless."""
+    from numba import njit
+
+    from tilesweep.solver.hstate import byte_at, prefetch, table_addresses
+
+    @njit
+    def read_all(tables, g):
+        addr = table_addresses(tables)
+        out = np.empty(tables[g].shape[0], dtype=np.int64)
+        for i in range(out.shape[0]):
+            prefetch(addr[g], i)
+            out[i] = byte_at(addr[g], np.uint64(i) if i % 2 else i)
+        return out
+
+    rng = np.random.default_rng(7)
+    memory = rng.integers(0, 256, 10_007, dtype=np.uint8)
+    np.save(tmp_path / "t.npy", rng.integers(0, 256, 4099, dtype=np.uint8))
+    mapped = np.load(tmp_path / "t.npy", mmap_mode="r")
+    views = []
+    for table in (memory, mapped):
+        view = table.view()
+        view.flags.writeable = False  # as kernel_heuristic hands tables to the kernels
+        views.append(view)
+    tables = (views[0], views[1])
+    assert read_all(tables, 0).tolist() == memory.astype(np.int64).tolist()
+    assert read_all(tables, 1).tolist() == np.asarray(mapped).astype(np.int64).tolist()
