@@ -9,9 +9,10 @@ Run: ``python benchmarks/sweep_scale.py [--count 1000000] [--big 10000000] [--ti
    the rows' search ``seconds`` divided by the workers (target: run <= 1.25 x that).
 2. The same command again: nothing to run (target: under 5 s).
 3. ``tilesweep summary`` of that sweep (target: under 5 s and 1 GB).
-4. The same command with ``--count BIG``: seconds until the first part is written (the
-   first task was submitted before that) and the client's resident memory then (targets:
-   5 s and 500 MB); the sweep is stopped there and its folder removed.
+4. The same command with ``--count BIG``: seconds until the scheduler holds its first task
+   (polled from the dashboard's ``/json/counts.json``) and until the first part is written,
+   and the client's resident memory then (targets: first task within 5 s, 500 MB); the
+   sweep is stopped there and its folder removed.
 
 Peak memory is each process's ``ru_maxrss`` (the client's; the Dask workers are separate
 processes). The load average is printed before and after: other work on the machine
@@ -21,13 +22,17 @@ slows every figure.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import duckdb
@@ -81,18 +86,36 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def first_part(tilesweep: list[str], out: Path, count: int) -> tuple[float, float]:
-    """Seconds until the first part of a ``count`` sweep exists, and the client's RSS then."""
+def tasks_on_scheduler(dashboard: str) -> int:
+    """Tasks the scheduler holds, from its HTTP ``/json/counts.json`` (0 if it does not answer)."""
+    try:
+        with urllib.request.urlopen(f"{dashboard}/json/counts.json", timeout=1) as answer:
+            return int(json.load(answer).get("tasks", 0))
+    except (OSError, ValueError):
+        return 0
+
+
+def first_part(tilesweep: list[str], out: Path, count: int) -> tuple[float, float, float]:
+    """Seconds until the first task of a ``count`` sweep is on the scheduler (its dashboard
+    reports one; NaN if it never answered) and until the first part exists, and the
+    client's RSS then."""
     results = out / f"n{count}" / "results"
     start = time.perf_counter()
     proc = subprocess.Popen(sweep_cmd(tilesweep, out, count), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True)
+    os.set_blocking(proc.stderr.fileno(), False)
+    said, dashboard, first_task = b"", None, float("nan")
     try:
         while not (results.is_dir() and any(results.glob("part-*.parquet"))):
             if proc.poll() is not None or time.perf_counter() - start > 300:
                 raise RuntimeError("the sweep stopped before writing a part")
+            said += proc.stderr.read() or b""
+            if dashboard is None and (found := re.search(rb"dashboard: (\S+)/status", said)):
+                dashboard = found.group(1).decode()
+            if dashboard and math.isnan(first_task) and tasks_on_scheduler(dashboard):
+                first_task = time.perf_counter() - start
             time.sleep(0.02)
-        return time.perf_counter() - start, rss_mb(proc.pid)
+        return first_task, time.perf_counter() - start, rss_mb(proc.pid)
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -128,8 +151,9 @@ def main() -> None:
         print(f"summary: {wall:.2f} s, peak {peak:.0f} MB")
         shutil.rmtree(folder)
         if args.big:  # --big 0: no large sweep
-            seconds, rss = first_part(tilesweep, out, args.big)
-            print(f"sweep {args.big:,}: first part after {seconds:.1f} s, client RSS then {rss:.0f} MB")
+            task, part, rss = first_part(tilesweep, out, args.big)
+            print(f"sweep {args.big:,}: first task on the scheduler after {task:.1f} s, first part after "
+                  f"{part:.1f} s, client RSS then {rss:.0f} MB")
     print(load())
 
 
