@@ -301,8 +301,9 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, add
     (``reflected``: of the child's mirror image, for the mirrored tile's group).
 
     All the regular lookups of a node are issued before the first is read, so their cache
-    and TLB misses overlap instead of following one another. (Prefetching the mirror
-    lookups too cost more than it gave: most are skipped, see :func:`contour`.)
+    and TLB misses overlap instead of following one another. (:func:`contour` plans no
+    mirror lookups: most are skipped; the PDB loop plans them with tables larger than the
+    caches, :func:`solver.idastar_pdb.mirrors_early`.)
     """
     k = 0
     while True:
