@@ -392,12 +392,11 @@ def test_an_installed_wheel_serves_its_pages(tmp_path):
     """The static files travel in the wheel as package data: a wheel installed in a fresh
     environment, run outside the checkout, serves them."""
     import subprocess
-    import sys
 
-    from wheelbuild import build_wheel
+    from wheelbuild import build_wheel, environment_over_this_one
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    environment_over_this_one(venv)
     subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
                    timeout=600)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
