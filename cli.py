@@ -8,7 +8,9 @@ stderr quoting the value), 1 anything else.
 
 from __future__ import annotations
 
+import re
 import sys
+from typing import Annotated
 
 AS_SCRIPT = not __package__  # run as `python cli.py` rather than `tilesweep` or `python -m ...`
 if AS_SCRIPT:  # this checkout's folder is the tilesweep package
@@ -22,7 +24,6 @@ if AS_SCRIPT:  # this checkout's folder is the tilesweep package
     _spec.loader.exec_module(sys.modules["tilesweep"])
 
 import typer
-from typer.core import TyperGroup
 
 try:  # recent typer vendors its own click
     from typer._click import exceptions as click_errors
@@ -30,9 +31,10 @@ except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_errors
 
 from tilesweep.commands import pdb, results, solve, sweep, ui
+from tilesweep.commands.options import Command, Group
 
 
-class OneLineErrors(TyperGroup):
+class OneLineErrors(Group):
     """Report click's own usage errors (a bad option value, an unknown option) as one
     line on stderr with exit code 2, like every other bad input."""
 
@@ -43,7 +45,7 @@ class OneLineErrors(TyperGroup):
             typer.echo(err.ctx.get_help())
             code = 2
         except click_errors.UsageError as err:
-            typer.echo(f"error: {err.format_message()}", err=True)
+            typer.echo(f"error: {err.format_message()}{flag_hint(err)}", err=True)
             code = 2
         except click_errors.ClickException as err:
             typer.echo(f"error: {err.format_message()}", err=True)
@@ -56,13 +58,38 @@ class OneLineErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def flag_hint(err) -> str:
+    """For ``--wide true``: say that a flag takes no value."""
+    extra = re.search(r"unexpected extra argument\S* \((\S+?)[ )]", err.format_message())
+    if extra and extra[1].lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        return f"; a flag takes no value: give it alone to turn it on, leave it out to turn it off (not {extra[1]!r})"
+    return ""
+
+
+HELP = {"help_option_names": ["-h", "--help"]}  # the subcommands inherit it
 app = typer.Typer(cls=OneLineErrors, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings=HELP,
                   help="Benchmark optimal sliding-tile puzzle search: solve, build PDBs, run sweeps on Dask.")
+
+
+def show_version(wanted: bool) -> None:
+    """``--version``: print the package version and stop."""
+    if wanted:
+        from tilesweep import __version__
+        typer.echo(f"tilesweep {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def options(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=show_version,
+                                                  help="Print the version and exit.")] = False) -> None:
+    """The program's own options, before any command."""
+
+
 app.add_typer(pdb.app, name="pdb")
-app.command(context_settings={"ignore_unknown_options": True})(solve.solve)  # tiles may start with "-"
-app.command()(sweep.sweep)
-for command in (results.summary, results.query, results.sql, results.compare, ui.ui, results.report):
-    app.command()(command)
+app.command(cls=Command, context_settings={"ignore_unknown_options": True})(solve.solve)  # tiles may start with "-"
+for command in (sweep.sweep, results.summary, results.query, results.sql, results.compare, ui.ui, results.report):
+    app.command(cls=Command)(command)
 
 if AS_SCRIPT:
     sweep.PROGRAM = "python cli.py"

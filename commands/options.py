@@ -6,9 +6,43 @@ from __future__ import annotations
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from tilesweep.commands.exits import BAD_INPUT
 from tilesweep.jobs.spec import OPTION_PARSERS
+from tilesweep.solver.heuristics import BASE_HEURISTICS, PARTITIONS, WALKING, WD_SIZES
+
+
+class BareFlags:
+    """Help that shows a boolean flag (``--wide``, ``--help``) bare, as it is given: typer
+    shows it as ``--wide <bool>``, which invites ``--wide true``."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""
+        return params
+
+
+class Command(BareFlags, TyperCommand):
+    """A tilesweep command (``app.command(cls=Command)``)."""
+
+
+class Group(BareFlags, TyperGroup):
+    """A tilesweep command group (``typer.Typer(cls=Group)``)."""
+
+
+def partitions_by_size(prefix: str = "") -> str:
+    """The named partitions by board, read from the table that defines them, e.g.
+    ``"4-4, 5-3 (3x3); ..."``."""
+    return "; ".join(f"{', '.join(prefix + p for p in names)} ({n}x{n})" for n, names in PARTITIONS.items())
+
+
+# Every heuristic name, for the help of each command that takes one.
+HEURISTIC_NAMES = (", ".join(h for h in BASE_HEURISTICS if h not in WALKING) + ", " + ", ".join(WALKING)
+                   + f" ({' and '.join(f'{n}x{n}' for n in WD_SIZES)}); {partitions_by_size('pdb:')}; "
+                   "+reflect after any pdb: name; explicit groups pdb:1,2,3/4,5,6; max(A,B,...) of any of them")
 
 
 def typed(name: str):

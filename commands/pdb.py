@@ -8,20 +8,16 @@ from typing import Annotated
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import GoalOpt, StoreOpt, typed
+from tilesweep.commands.options import Command, GoalOpt, Group, StoreOpt, partitions_by_size, typed
 from tilesweep.commands.progress import BuildProgressLine
-from tilesweep.solver.heuristics import PARTITIONS
 
-# The named partitions by board, read from the table that defines them, e.g. "4-4, 5-3 (3x3)".
-NAMED = "; ".join(f"{', '.join(names)} ({size}x{size})" for size, names in PARTITIONS.items())
-
-app = typer.Typer(no_args_is_help=True, help="Build, list and verify pattern databases.")
+app = typer.Typer(cls=Group, no_args_is_help=True, help="Build, list and verify pattern databases.")
 
 
-@app.command("build")
+@app.command("build", cls=Command)
 def pdb_build(
     size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5.")],
-    partition: Annotated[str, typer.Option("--partition", help=f"{NAMED}; or groups like 1,2,3/4,5,6.")],
+    partition: Annotated[str, typer.Option("--partition", help=f"{partitions_by_size()}; or groups like 1,2,3/4,5,6.")],
     goal: GoalOpt = "blank-last",
     store: StoreOpt = None,
 ) -> None:
@@ -63,7 +59,7 @@ def read_store(store, read):
     return run_guarded(action)
 
 
-@app.command("list")
+@app.command("list", cls=Command)
 def pdb_list(store: StoreOpt = None) -> None:
     """List the store's tables: goal, tiles, entries, bytes, max and mean value, build time.
 
@@ -81,7 +77,7 @@ def pdb_list(store: StoreOpt = None) -> None:
                    f"{e.build_seconds:>8.1f}")
 
 
-@app.command("verify")
+@app.command("verify", cls=Command)
 def pdb_verify(
     store: StoreOpt = None,
     deep: Annotated[bool, typer.Option("--deep", help="Also check each table's values the way its construction guarantees them (minutes for the 7-8 tables).")] = False,

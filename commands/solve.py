@@ -9,6 +9,7 @@ import typer
 
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
+    HEURISTIC_NAMES,
     GoalOpt,
     MaxMemoryOpt,
     MaxNodesOpt,
@@ -80,7 +81,7 @@ def solve(
     size: SizeOpt = None,
     goal: GoalOpt = "blank-last",
     algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="astar, idastar, bfs or dfs.")] = "idastar",
-    heuristic: Annotated[str, typer.Option("--heuristic", "-h", help="manhattan, linear-conflict, euclidean, misplaced, walking-distance, pdb:<partition>[+reflect], or max(A,B,...).")] = "manhattan",
+    heuristic: Annotated[str, typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES}.")] = "manhattan",
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,

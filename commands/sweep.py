@@ -12,6 +12,7 @@ import typer
 
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
+    HEURISTIC_NAMES,
     FormatOpt,
     MaxMemoryOpt,
     SchedulerOpt,
@@ -42,7 +43,7 @@ def sweep(
     seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
     instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100, korf50-24 or a file with one board a line.")] = None,
     algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
-    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-h", help="Heuristic name; repeat for several (all pairs run).")] = None,
+    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (all pairs run).")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,

@@ -22,7 +22,7 @@ RUNNER = CliRunner()
 
 def test_solve_json_shows_the_pruning():
     for prune, expected in (("parent", "parent"), ("fsm", "fsm:14"), ("fsm:10", "fsm:10")):
-        result = RUNNER.invoke(app, ["solve", "867254301", "-h", "walking-distance", "--prune", prune, "--json"])
+        result = RUNNER.invoke(app, ["solve", "867254301", "-H", "walking-distance", "--prune", prune, "--json"])
         assert result.exit_code == 0, result.output
         data = json.loads(result.output)
         assert (data["pruning"], data["cost"], data["heuristic"]) == (expected, 31, "walking-distance")

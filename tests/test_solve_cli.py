@@ -108,7 +108,7 @@ BAD = [  # (arguments, a value the one-line message must quote)
     (["1 2 3 4 5 6 7 8 9"], "9"),                                   # out of range
     ([""], "''"),                                                   # empty string
     ([GOOD, "-a", "greedy"], "greedy"),                             # unknown algorithm
-    ([GOOD, "-h", "hamming"], "hamming"),                           # unknown heuristic
+    ([GOOD, "-H", "hamming"], "hamming"),                           # unknown heuristic
     ([GOOD, "--size", "4"], "4"),                                   # size mismatch
     ([GOOD, "--size", "7"], "7"),                                   # unsupported size
     ([GOOD, "--goal", "1 2 3"], "1 2 3"),                           # goal mismatch
@@ -116,12 +116,12 @@ BAD = [  # (arguments, a value the one-line message must quote)
     ([GOOD, "--goal", "blank-middle"], "blank-middle"),             # unknown goal name
     ([GOOD, "--max-nodes", "-5"], "-5"),                            # negative budget
     ([GOOD, "--max-nodes", "0"], "0"),                              # zero budget
-    ([GOOD, "-h", "pdb:9-9"], "9-9"),                               # unknown partition
-    ([GOOD, "-h", "pdb:1,2/2,3"], "1,2/2,3"),                       # malformed groups
-    ([GOOD, "-h", "pdb:1,x/3"], "1,x"),                             # not a tile list
-    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-h", "pdb:1,2,3,4/5,6,7,8+reflect"],
+    ([GOOD, "-H", "pdb:9-9"], "9-9"),                               # unknown partition
+    ([GOOD, "-H", "pdb:1,2/2,3"], "1,2/2,3"),                       # malformed groups
+    ([GOOD, "-H", "pdb:1,x/3"], "1,x"),                             # not a tile list
+    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-H", "pdb:1,2,3,4/5,6,7,8+reflect"],
      "pdb:1,2,3,4/5,6,7,8+reflect"),                                # reflect, blank off diagonal
-    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-h", "pdb:4-4+reflect"], "4-4"),
+    ([GOOD, "--goal", "1 2 0 3 4 5 6 7 8", "-H", "pdb:4-4+reflect"], "4-4"),
     (["-1 2 3 4 5 6 7 8 0"], "-1"),                                 # leading negative number
     ([GOOD, "--max-nodes", "abc"], "abc"),                          # budget not a number
     ([GOOD, "--parallel", "--split-depth", "0"], "0"),               # split depth too small

@@ -194,7 +194,7 @@ def test_max_with_explicit_groups_parses():
 
 
 def test_cli_refuses_a_sum_with_one_line():
-    result = CliRunner().invoke(app, ["solve", "123456708", "-h", "pdb:4-4+walking-distance"])
+    result = CliRunner().invoke(app, ["solve", "123456708", "-H", "pdb:4-4+walking-distance"])
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "'pdb:4-4+walking-distance'" in lines[0] and "max(" in lines[0]

@@ -178,7 +178,7 @@ def test_bad_path_gets_one_line(server, path, code):
 def test_messages_are_the_clis(server):
     for args, body in [(["solve", "1 2 3 4 5 6 7 8 8"], {"tiles": "1 2 3 4 5 6 7 8 8"}),
                        (["solve", "1 2 3 4 5 6 7 0 8", "-a", "greedy"], {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "greedy"}),
-                       (["solve", "1 2 3 4 5 6 7 0 8", "-h", "chebyshev"], {"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "chebyshev"}),
+                       (["solve", "1 2 3 4 5 6 7 0 8", "-H", "chebyshev"], {"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "chebyshev"}),
                        (["solve", "1 2 3 4 5 6 7 0 8", "--goal", "blank-middle"], {"tiles": "1 2 3 4 5 6 7 0 8", "goal": "blank-middle"})]:
         status, text = request(server, "POST", "/api/solve", body)
         assert status == 400 and text.strip() == cli_error(*args)
