@@ -2,3 +2,6 @@
 (summary, query, sql, compare, report) and ``ui``; ``options`` holds the option types they
 share, ``exits`` the mapping of library errors to one line and an exit code, ``progress`` the
 progress lines on stderr. ``cli.py`` is the app that registers them."""
+
+if __name__ != "tilesweep.commands":  # a module under two names shares numba's cache files (docs/design.md)
+    raise ImportError(f"import tilesweep.commands, not {__name__}; `pip install -e .` in the checkout installs it")

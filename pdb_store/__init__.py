@@ -9,6 +9,9 @@ Public API::
     tables_for(spec, size, goal, store, build=True, on_build=None)
 """
 
+if __name__ != "tilesweep.pdb_store":  # a module under two names shares numba's cache files (docs/design.md)
+    raise ImportError(f"import tilesweep.pdb_store, not {__name__}; `pip install -e .` in the checkout installs it")
+
 from .build import BuildProgress, build_table
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .manifest import FORMAT_VERSION, TableEntry

@@ -6,6 +6,9 @@ Pure computation: no files, no Dask, no printing. The public vocabulary::
     result = solve(Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "astar", "manhattan")
 """
 
+if __name__ != "tilesweep.solver":  # a module under two names shares numba's cache files (docs/design.md)
+    raise ImportError(f"import tilesweep.solver, not {__name__}; `pip install -e .` in the checkout installs it")
+
 from .board import Board, goal_label, goal_tiles, is_solvable
 from .ebf import effective_branching_factor
 from .errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError

@@ -4,7 +4,6 @@ A real server (``python cli.py ui --port 0``) in a subprocess; requests by ``htt
 so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
 """
 
-import http.client
 import json
 import os
 import signal
@@ -21,7 +20,7 @@ from polling import wait_for
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, ROOT, Server
+from webui_server import ARTIFACTS, ROOT, Server, request
 
 # Korf (1985), Table 1: instances of 11 to 63 million nodes with Manhattan distance, so eight of them
 # keep two solver processes busy for seconds
@@ -39,19 +38,6 @@ def server(tmp_path_factory):
     srv.root = root
     yield srv
     srv.stop()
-
-
-def request(server, method, path, body=None, headers=None, timeout=300):
-    """(status, body text) of one request on a fresh connection."""
-    address = urlsplit(server.url)
-    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
-    try:
-        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
-        conn.request(method, path, body=data, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.read().decode("utf-8", "replace")
-    finally:
-        conn.close()
 
 
 def solve(server, **fields):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import re
 import signal
@@ -9,6 +11,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -40,3 +43,16 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def request(server, method, path, body=None, headers=None, timeout=300):
+    """(status, body text) of one request on a fresh connection."""
+    address = urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
+    try:
+        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+        conn.request(method, path, body=data, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        conn.close()

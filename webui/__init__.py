@@ -8,6 +8,9 @@ network beyond this server).
 
 from __future__ import annotations
 
+if __name__ != "tilesweep.webui":  # a module under two names shares numba's cache files (docs/design.md)
+    raise ImportError(f"import tilesweep.webui, not {__name__}; `pip install -e .` in the checkout installs it")
+
 import asyncio
 import ipaddress
 import logging
