@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 from typing import Annotated
 
@@ -37,13 +38,16 @@ def pdb_build(
         check_folder(resolve_store(store), "--store")
         with open_store(store) as opened:
             for group in spec.groups:
-                before = time.perf_counter()
+                before, started = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
                 progress = BuildProgressLine()
                 entry = opened.build(size, goal_t, group, on_layer=progress)
                 progress.done()
+                reused = datetime.datetime.fromisoformat(entry.built_at) < started
+                how = (f"reused: built {entry.built_at[:19].replace('T', ' ')} UTC in {entry.build_seconds:.1f} s"
+                       if reused else f"built in {time.perf_counter() - before:.1f} s")
                 typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
-                           f"mean {entry.mean_value:.3f}  ({time.perf_counter() - before:.1f} s)")
+                           f"mean {entry.mean_value:.3f}  ({how})")
 
     run_guarded(action)
 

@@ -52,9 +52,23 @@ def load_automaton(prune: str, size: int, store: Optional[str]) -> None:
         open_store(store).automaton(size, pruning.depth)
 
 
-def _print_solution(result, board, trace: bool) -> None:
+def _limits(result) -> str:
+    """The limits a solve ran under, e.g. ``20,000,000 nodes, 1.9 GiB of boards, no time limit``."""
+    return ", ".join([
+        "no node limit" if result.max_nodes is None else f"{result.max_nodes:,} nodes",
+        *([] if result.max_memory is None else [f"{result.max_memory / 2**30:.1f} GiB of boards"]),
+        "no time limit" if result.time_limit is None else f"{result.time_limit:g} seconds"])
+
+
+def _print_solution(result, board, goal, trace: bool) -> None:
+    from tilesweep.solver.board import parity_facts
     typer.echo(str(board))
+    for label, value in (("goal", result.goal), ("algorithm", result.algorithm), ("heuristic", result.heuristic),
+                         ("pruning", result.pruning), ("limits", _limits(result))):
+        typer.echo(f"{label:<10} {value}")
     typer.echo(f"status     {result.status}" + (f" ({result.status_reason})" if result.status_reason else ""))
+    if result.status == "unsolvable":
+        typer.echo(f"reason     {parity_facts(board.tiles, goal, board.size)}")
     if result.status == "solved":
         typer.echo(f"moves      {result.moves or '(none: already solved)'}")
         typer.echo(f"cost       {result.cost}")
@@ -118,9 +132,9 @@ def solve(
         load_automaton(prune, board.size, store)
         memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
         if parallel:
-            return board, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit,
-                                          prune)
-        return board, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
+            return board, goal_t, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes,
+                                                  time_limit, prune)
+        return board, goal_t, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
                                   prune)
 
     def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
@@ -135,8 +149,14 @@ def solve(
             return solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
                                split=runner)
 
-    board, result = run_guarded(action)
+    board, goal_t, result = run_guarded(action)
     if as_json:
-        typer.echo(json.dumps(result.to_dict() | result.extra))
+        typer.echo(json.dumps(result.to_dict() | result.extra | _reason(result, board, goal_t)))
     else:
-        _print_solution(result, board, trace)
+        _print_solution(result, board, goal_t, trace)
+
+
+def _reason(result, board, goal) -> dict:
+    """For an unsolvable board, why (the parity sentence the web UI gives too)."""
+    from tilesweep.solver.board import parity_reason
+    return {"reason": parity_reason(board.tiles, goal, board.size)} if result.status == "unsolvable" else {}

@@ -149,10 +149,14 @@ def _blank_distance(tiles, goal, size: int) -> int:
 
 def parity_reason(tiles, goal, size: int) -> str:
     """Why ``goal`` is (or is not) reachable from ``tiles``, in one sentence (see :func:`is_solvable`)."""
+    return f"{'solvable' if is_solvable(tiles, goal, size) else 'unsolvable'}: {parity_facts(tiles, goal, size)}"
+
+
+def parity_facts(tiles, goal, size: int) -> str:
+    """The two parities that decide solvability, and the rule, as a clause."""
     names = ("even", "odd")
     perm, dist = permutation_parity(tiles, goal), _blank_distance(tiles, goal, size)
-    verdict = "solvable" if perm == dist % 2 else "unsolvable"
-    return (f"{verdict}: the tiles (blank included) are an {names[perm]} permutation of the goal and "
+    return (f"the tiles (blank included) are an {names[perm]} permutation of the goal and "
             f"the blank is {dist} move{'' if dist == 1 else 's'} ({names[dist % 2]}) from its goal cell; every move flips "
             "both parities, so they must agree")
 

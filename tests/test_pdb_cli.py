@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -42,6 +43,7 @@ def built(tmp_path_factory):
     assert [line.split()[0] for line in lines] == [str(root / name) for name in NAMES]
     entries = f"{placement_count(9, 4):,} entries"
     assert all(entries in line for line in lines)
+    assert all(re.search(r"\(built in \d+\.\d s\)$", line) for line in lines), lines
     assert "Traceback" not in p.stderr
     for group in ("5,6,7,8", "1,2,3,4"):  # progress on stderr: a line per tenth (not a terminal)
         progress = [line for line in p.stderr.splitlines() if line.startswith(f"tiles {group}: depth ")]
@@ -104,6 +106,13 @@ def test_build_again_reuses_the_tables(store):
                     "--store", str(store))
     assert result.exit_code == 0, result.output
     assert {name: (store / name).stat().st_mtime_ns for name in NAMES} == before
+    manifest = json.loads((store / "manifest.json").read_text())["tables"]
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    for line, name in zip(lines, NAMES):
+        built = manifest[name]["built_at"][:19].replace("T", " ")
+        assert line.startswith(str(store / name))
+        assert line.endswith(f"(reused: built {built} UTC in {manifest[name]['build_seconds']:.1f} s)"), line
 
 
 @pytest.mark.parametrize("damage,problem", [

@@ -85,6 +85,43 @@ def test_unsolvable_exits_zero(text):
     assert human.exit_code == 0 and "unsolvable" in human.stdout
 
 
+@pytest.mark.parametrize("text,goal,permutation,blank", [
+    ("1 3 2 4 5 6 7 8 0", "blank-last", "odd", "0 moves (even)"),      # two tiles swapped
+    ("1 2 3 4 5 6 7 8 0", "blank-first", "even", "4 moves (even)"),  # the other goal's parity... agrees
+    ("2 1 3 4 5 6 7 8 0", "blank-first", "odd", "4 moves (even)"),
+])
+def test_unsolvable_says_which_parities_differ(text, goal, permutation, blank):
+    data = json.loads(invoke("solve", text, "--goal", goal, "--json").stdout)
+    human = invoke("solve", text, "--goal", goal).stdout
+    if permutation == "even":  # solvable: no reason given
+        assert data["status"] == "solved" and "reason" not in data and "reason " not in human
+        return
+    assert data["status"] == "unsolvable"
+    assert data["reason"].startswith(f"unsolvable: the tiles (blank included) are an {permutation} permutation")
+    assert blank in data["reason"]
+    reason = next(line for line in human.splitlines() if line.startswith("reason"))
+    assert f"an {permutation} permutation of the goal" in reason and blank in reason
+
+
+@pytest.mark.parametrize("args,expected", [
+    ([], {"goal": "blank-last", "algorithm": "idastar", "heuristic": "manhattan", "pruning": "parent",
+          "limits": "no node limit, no time limit"}),
+    (["-a", "astar", "-H", "linear-conflict", "--max-nodes", "5000", "--max-memory", "1GiB", "--time-limit", "2.5",
+      "--goal", "blank-first"],
+     {"goal": "blank-first", "algorithm": "astar", "heuristic": "linear-conflict", "pruning": "parent",
+      "limits": "5,000 nodes, 1.0 GiB of boards, 2.5 seconds"}),
+    (["-a", "bfs", "--max-nodes", "70"], {"algorithm": "bfs", "heuristic": "none", "limits": "70 nodes, "}),
+])
+def test_text_output_names_the_configuration(args, expected):
+    result = invoke("solve", "1 2 3 4 5 6 7 0 8", *args)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    shown = {line.split()[0]: line.split(None, 1)[1] for line in lines[3:] if line.split()[0] in
+             ("goal", "algorithm", "heuristic", "pruning", "limits")}
+    assert all(shown[key].startswith(value) for key, value in expected.items()), shown
+    assert set(shown) == {"goal", "algorithm", "heuristic", "pruning", "limits"}
+
+
 def test_budget_exceeded():
     result = invoke("solve", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first",
                     "--max-nodes", "500", "--json")
