@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -20,25 +20,29 @@ def ui(
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     solvers: Annotated[str, typer.Option("--solvers", help="Solves run at once, each in a worker process.")] = "2",
+    allowed_host: Annotated[Optional[list[str]], typer.Option(
+        "--allowed-host", help="Another name the pages may be opened under (repeatable), e.g. this machine's "
+        "name behind a proxy; requests naming any other host are refused.")] = None,
 ) -> None:
     """Serve a local web page: play and solve boards, compare algorithms, watch sweeps.
 
     Each solve is limited by --max-nodes (default 20,000,000) and --time-limit (default
-    300 s); a page may ask for less.
+    300 s); a page may ask for less. Only requests naming this server's address (or an
+    --allowed-host) are answered, and a POST only from its own pages.
 
     Example: tilesweep ui --out sweeps --port 8000
     """
     from tilesweep.solver.options import whole_number
-    from tilesweep.webui import is_loopback, serve
+    from tilesweep.webui import check_host_name, is_loopback, serve
     from tilesweep.webui.solves import Limits
 
     def check():
         number = whole_number("port", port, 0)
         if number > 65535:
             raise InvalidOptionError(f"port {number} is out of range; expected 0..65535")
-        return number, whole_number("solvers", solvers, 1)
+        return number, whole_number("solvers", solvers, 1), tuple(map(check_host_name, allowed_host or ()))
 
-    port_number, workers = run_guarded(check)
+    port_number, workers, allowed = run_guarded(check)
     defaults = Limits()
     limits = Limits(defaults.max_nodes if max_nodes is None else max_nodes,
                     defaults.time_limit if time_limit is None else time_limit, max_memory)
@@ -51,6 +55,6 @@ def ui(
         typer.echo(f"tilesweep ui: http://{where}:{address[1]}/  (sweeps under {out}; Ctrl-C stops)")
 
     try:
-        serve(host, port_number, out, store, limits, workers, ready)
+        serve(host, port_number, out, store, limits, workers, allowed, on_ready=ready)
     except OSError as err:
         fail(f"cannot serve on {host}:{port} ({err.strerror or err}); choose another --host or --port", 1)

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, quoted
 from .geometry import MOVE_INDEX, MOVES, SIZES, neighbours
 
 GOAL_NAMES = ("blank-last", "blank-first")
@@ -45,11 +45,13 @@ def _tile_problems(tokens: list[str], size: int) -> list[str]:
         problems.append(f"{len(tokens)} tiles where a {size}x{size} board needs {count}")
     bad = [t for t in tokens if not re.fullmatch(r"\d+", t)]
     if bad:
-        problems.append("not a tile number: " + ", ".join(repr(t) for t in bad))
-    values = [int(t) for t in tokens if re.fullmatch(r"\d+", t)]
-    out_of_range = sorted({v for v in values if v >= count})
+        problems.append("not a tile number: " + ", ".join(quoted(t) for t in bad))
+    numbers = [t for t in tokens if re.fullmatch(r"\d+", t)]
+    huge = [t for t in numbers if len(t.lstrip("0")) > 9]  # beyond every board, perhaps beyond what int() takes
+    values = [int(t) for t in numbers if t not in huge]
+    out_of_range = [*map(str, sorted({v for v in values if v >= count})), *(f"{t[:9]}... ({len(t):,} digits)" for t in huge)]
     if out_of_range:
-        problems.append(f"out of range 0..{count - 1}: " + ", ".join(map(str, out_of_range)))
+        problems.append(f"out of range 0..{count - 1}: " + ", ".join(out_of_range))
     seen, dups = set(), []
     for v in values:
         if v in seen and v not in dups:
@@ -73,18 +75,18 @@ def parse_tiles(text: str, size: int | None = None, what: str = "tiles") -> tupl
     """
     tokens = split_tiles(text)
     if not tokens:
-        raise InvalidBoardError(f"{what} {text!r} is empty; expected {_expected_counts()} "
+        raise InvalidBoardError(f"{what} {quoted(text)} is empty; expected {_expected_counts()} "
                                 "numbers separated by spaces or commas")
     if size is None:
         size = size_for_count(len(tokens))
         if size is None:
-            raise InvalidBoardError(f"{what} {text!r} has {len(tokens)} numbers; expected "
+            raise InvalidBoardError(f"{what} {quoted(text)} has {len(tokens)} numbers; expected "
                                     f"{_expected_counts()} (a 3x3, 4x4 or 5x5 board)")
     elif size not in SIZES:
         raise InvalidBoardError(f"size {size!r} is not supported; expected one of {SIZES}")
     problems = _tile_problems(tokens, size)
     if problems:
-        raise InvalidBoardError(f"{what} {text!r}: " + "; ".join(problems))
+        raise InvalidBoardError(f"{what} {quoted(text)}: " + "; ".join(problems))
     return tuple(int(t) for t in tokens)
 
 
@@ -96,7 +98,7 @@ def goal_tiles(goal: str, size: int) -> tuple[int, ...]:
     if goal == "blank-first":
         return tuple(range(count))
     if re.fullmatch(r"[a-z-]+", goal.strip()):
-        raise InvalidBoardError(f"goal {goal!r} is not known; expected blank-last, "
+        raise InvalidBoardError(f"goal {quoted(goal)} is not known; expected blank-last, "
                                 f"blank-first or {count} tiles")
     return parse_tiles(goal, size, what="goal")
 

@@ -23,3 +23,15 @@ class UnknownNameError(TilesweepError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+def quoted(value, limit: int = 100) -> str:
+    """``repr(value)`` for a one-line message: cut to ``limit`` characters, with its length said."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python turns into text
+        return f"<an integer of {value.bit_length():,} bits>"
+    if len(text) <= limit:
+        return text
+    length = len(value) if isinstance(value, (str, bytes)) else len(text)
+    return f"{text[:limit - 4]}...{text[-1]} ({length:,} characters)"

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import re
+import sys
 
-from .errors import InvalidOptionError
+from .errors import InvalidOptionError, quoted
 from .geometry import SIZES
 
 
 def whole_number(name: str, value, minimum: int) -> int:
     """``value`` (an int or its text) as an int >= ``minimum``, else an error quoting it."""
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
-            value = int(value)
-        else:
-            raise InvalidOptionError(f"{name} {value!r} is not a whole number; expected an integer >= {minimum}")
+        text = value.strip() if isinstance(value, str) else ""
+        if not re.fullmatch(r"\d+", text):
+            raise InvalidOptionError(f"{name} {quoted(value)} is not a whole number; expected an integer >= {minimum}")
+        try:
+            value = int(text)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            raise InvalidOptionError(f"{name} {quoted(value)} is too large; expected an integer >= {minimum} "
+                                     f"of at most {sys.get_int_max_str_digits()} digits") from None
     if value < minimum:
-        raise InvalidOptionError(f"{name} {value!r} is too small; expected an integer >= {minimum}")
+        raise InvalidOptionError(f"{name} {quoted(value)} is too small; expected an integer >= {minimum}")
     return int(value)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
-from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
+from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError, quoted
 from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from .limits import UNLIMITED, make_limits
@@ -87,10 +87,13 @@ def check_time_limit(time_limit) -> float | None:
         return None
     try:
         seconds = float(time_limit)
+    except OverflowError:  # an int beyond any float
+        seconds = float("inf")
     except (TypeError, ValueError):
         seconds = float("nan")
     if isinstance(time_limit, bool) or not seconds > 0 or seconds == float("inf"):
-        raise InvalidOptionError(f"time-limit {time_limit!r} is not a number of seconds; expected a number > 0")
+        raise InvalidOptionError(f"time-limit {quoted(time_limit)} is not a number of seconds; expected a finite "
+                                 "number > 0")
     return seconds
 
 

@@ -181,6 +181,18 @@ def test_bad_input_one_line_exit_2(args, quoted):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("args, quoted", [
+    ([GOOD, "--goal", "1 2 3 4 5 6 7 8 " + "9" * 5000], "out of range 0..8: 999999999... (5,000 digits)"),
+    (["1 2 3 4 5 6 7 0 " + "8" * 5000], "out of range 0..8: 888888888... (5,000 digits)"),
+    ([GOOD, "--goal", "x" * 5000], "'xxxx"),
+], ids=["goal", "tiles", "goal-name"])
+def test_a_huge_value_is_one_short_line(args, quoted):
+    """More digits than Python turns into an int: refused, and quoted cut short."""
+    result = invoke("solve", *args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and quoted in result.stderr and len(result.stderr) < 400
+
+
 @pytest.mark.parametrize("args, quoted", [BAD[0], BAD[7], BAD[20]], ids=["count", "heuristic", "leading-minus"])
 def test_bad_input_subprocess(args, quoted):
     p = run_cli("solve", *args)

@@ -270,3 +270,62 @@ def test_the_card_says_when_the_budget_stopped_a_search(server, browser, korf100
     assert card.get_attribute("data-status") == "budget_exceeded"
     assert "stopped by the node budget (1,000 nodes)" in card.text
     browser.find_element("id", "max-nodes").clear()
+
+
+ATTACK = """<!doctype html><title>another site</title><body><script>
+const ui = "{ui}", body = JSON.stringify({{tiles: "1 2 3 4 5 6 7 0 8", algorithm: "astar"}});
+async function attempt(path, options) {{
+  try {{ const answer = await fetch(ui + path, options); return `${{answer.type}} ${{answer.status}}`; }}
+  catch (error) {{ return `blocked: ${{error.name}}`; }}
+}}
+(async () => {{
+  const results = {{
+    plain: await attempt("/api/solve", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body}}),
+    json: await attempt("/api/solve", {{method: "POST", body,
+                                       headers: {{"Content-Type": "application/json", "X-Tilesweep-Page": "1"}}}}),
+    read: await attempt("/api/sweeps", {{}}),
+  }};
+  document.body.dataset.results = JSON.stringify(results);
+}})();
+</script></body>"""
+
+
+@pytest.fixture
+def another_site(tmp_path):
+    """A page of another origin, served on another loopback port (reached as evil.example)."""
+    import functools
+    import http.server
+    import threading
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    yield tmp_path, site.server_address[1]
+    site.shutdown()
+
+
+def test_another_sites_page_cannot_drive_the_ui(tmp_path, another_site):
+    """In Chromium, with evil.example resolving to 127.0.0.1: another site's page posting to the
+    UI is refused (a plain POST by its Origin; a JSON one never leaves the browser, since its
+    preflight is refused), cannot read the UI's JSON, and a DNS-rebinding page (evil.example
+    at the UI's own port) gets only the Host refusal."""
+    require_chromium()
+    folder, site_port = another_site
+    srv = Server(tmp_path / "sweeps", tmp_path / "store")
+    ui_port = srv.url.rsplit(":", 1)[1]
+    (folder / "attack.html").write_text(ATTACK.format(ui=srv.url))
+    try:
+        with chromium_driver(1000, 700, args=("--host-resolver-rules=MAP evil.example 127.0.0.1",)) as driver:
+            driver.get(f"http://evil.example:{site_port}/attack.html")
+            results = json.loads(wait_for(lambda: driver.execute_script("return document.body.dataset.results"),
+                                          what="the other site's attempts"))
+            assert results == {"plain": "opaque 0", "json": "blocked: TypeError", "read": "blocked: TypeError"}
+            driver.get(f"http://evil.example:{ui_port}/api/sweeps")
+            text = driver.find_element("tag name", "body").text
+            assert text.startswith(f"error: Host 'evil.example:{ui_port}' is not this server's name")
+            screenshot(driver, "rebinding-refused")
+        refused = [line for line in srv.stderr if f"Origin 'http://evil.example:{site_port}'" in line]
+        assert len([line for line in refused if "POST /api/solve" in line]) == 1  # the plain one; the JSON one never came
+        assert len([line for line in refused if "OPTIONS /api/solve" in line]) == 1  # its preflight
+    finally:
+        srv.stop()

@@ -4,6 +4,7 @@ A real server (``python cli.py ui --port 0``) in a subprocess; requests by ``htt
 so paths such as ``/sweeps/../../etc/passwd`` reach it unnormalised.
 """
 
+import http.client
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ from polling import wait_for
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, ROOT, Server, request
+from webui_server import ARTIFACTS, PAGE_HEADERS, ROOT, Server, raw_post, request
 
 # Korf (1985), Table 1: instances of 11 to 63 million nodes with Manhattan distance, so eight of them
 # keep two solver processes busy for seconds
@@ -78,6 +79,23 @@ BAD_SOLVES = [
     ([1, 2, 3], "not a JSON object"),
     (b" " * 20_000, "too large"),
     (b" " * 3_000_000, "3000000 bytes is too large"),
+    # any shape and any size of number: one line, never a 500
+    (b"[" * 5000 + b"]" * 5000, "nests arrays and objects deeper than the parser goes"),
+    (b'{"a":' * 2500 + b"1" + b"}" * 2500, "nests arrays and objects deeper than the parser goes"),
+    ({"tiles": [[[[1]]]]}, "nests arrays and objects 5 deep; expected an object whose fields hold text"),
+    (b'{"tiles": ' + b"7" * 5000 + b"}", "holds a number of 5,000 digits; expected numbers of at most 4300"),
+    (b'{"tiles": -' + b"7" * 5000 + b"}", "holds a number of 5,000 digits"),
+    (b'{"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": NaN}', "NaN is not a JSON number"),
+    (b'{"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": -Infinity}', "-Infinity is not a JSON number"),
+    (b'{"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": 1' + b"0" * 5000 + b".5}", "time-limit inf is not a number"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": 10 ** 4000}, "(4,001 characters) is not a number of seconds"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 10 ** 4000}, "(4,001 characters) is above this server's budget"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": "9" * 5000}, "(5,000 characters) is too large"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "size": "9" * 5000}, "(5,000 characters) is too large"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "goal": "1 2 3 4 5 6 7 8 " + "9" * 5000}, "out of range 0..8: 999999999... (5,000 digits)"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "goal": "9" * 5000}, "1 tiles where a 3x3 board needs 9"),
+    ({"tiles": "1 2 3 4 5 6 7 0 " + "8" * 5000}, "out of range 0..8: 888888888... (5,000 digits)"),
+    ({"tiles": "\ud800 2 3 4 5 6 7 0 8"}, "not a tile number: '\\ud800'"),
 ]
 
 BAD_GETS = [
@@ -98,6 +116,10 @@ BAD_GETS = [
     ("/api/options?size=x", 400),
     ("/api/solve", 405),
     ("/nowhere", 404),
+    ("/api/shuffle?walk=" + "9" * 5000, 400),
+    ("/api/options?size=" + "9" * 5000, 400),
+    ("/api/options?goal=" + "9" * 5000, 400),
+    ("/api/shuffle?goal=1%202%20" + "9" * 5000, 400),
 ]
 
 
@@ -120,8 +142,7 @@ def test_a_body_announced_too_large_is_refused_unread(server):
     """A client announcing 100 MB and waiting for ``100 Continue`` gets the 413 instead."""
     address = urlsplit(server.url)
     with socket.create_connection((address.hostname, address.port), timeout=60) as sock:
-        sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 100000000\r\nExpect: 100-continue\r\n\r\n")
+        sock.sendall(raw_post(server, b"", b"Expect: 100-continue\r\n", length=100_000_000))
         answer = b""
         while chunk := sock.recv(4096):
             answer += chunk
@@ -148,8 +169,9 @@ def assert_still_serving(server):
 def test_bad_solve_request_gets_one_line(server, body, expected):
     status, text = request(server, "POST", "/api/solve", body)
     assert_one_line(status, text)
-    assert expected in text
+    assert expected in text and len(text) < 600  # a huge value is quoted cut short
     assert_still_serving(server)
+    assert not any("Traceback" in line for line in server.stderr), "".join(server.stderr)
 
 
 @pytest.mark.parametrize("path, code", BAD_GETS)
@@ -159,6 +181,155 @@ def test_bad_path_gets_one_line(server, path, code):
     assert_one_line(status, text)
     assert "root:" not in text
     assert_still_serving(server)
+
+
+SOLVE = {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "astar"}
+JSON = {"Content-Type": "application/json"}
+
+
+def cross_site(server):
+    """Headers of POSTs that do not come from the server's own page, the status and the line's start."""
+    here = urlsplit(server.url).netloc
+    return [
+        ({"Origin": "http://evil.example", "Content-Type": "text/plain"}, 403, "Origin 'http://evil.example' is not this server"),
+        ({**PAGE_HEADERS, "Origin": "http://evil.example"}, 403, "Origin 'http://evil.example' is not this server"),
+        ({**PAGE_HEADERS, "Origin": f"http://{here}.evil.example"}, 403, "is not this server"),
+        ({**PAGE_HEADERS, "Origin": "null"}, 403, "Origin 'null' is not this server"),
+        ({**PAGE_HEADERS, "Origin": "http://[evil"}, 403, "Origin 'http://[evil' is not this server"),
+        ({**PAGE_HEADERS, "Sec-Fetch-Site": "cross-site"}, 403, "Sec-Fetch-Site 'cross-site': only this server's own pages"),
+        ({**PAGE_HEADERS, "Sec-Fetch-Site": "same-site"}, 403, "Sec-Fetch-Site 'same-site'"),
+        ({"Origin": f"http://{here}", "Content-Type": "text/plain", "X-Tilesweep-Page": "1"}, 415,
+         "Content-Type 'text/plain' is not JSON; expected application/json"),
+        ({"Content-Type": "application/x-www-form-urlencoded", "X-Tilesweep-Page": "1"}, 415, "Content-Type"),
+        ({"X-Tilesweep-Page": "1"}, 415, "Content-Type '' is not JSON"),
+        ({"Origin": f"http://{here}", **JSON}, 403, "header X-Tilesweep-Page: 1 is missing"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_a_post_not_from_the_servers_own_page_is_refused(server, case):
+    headers, code, expected = cross_site(server)[case]
+    for path in ("/api/solve", "/api/board"):
+        status, text = request(server, "POST", path, SOLVE if path == "/api/solve" else {"tiles": SOLVE["tiles"]},
+                               headers=headers, page=False)
+        assert status == code, text
+        assert_one_line(status, text)
+        assert expected in text, text
+
+
+def test_the_pages_own_post_is_answered(server):
+    here = urlsplit(server.url).netloc
+    for headers in ({**PAGE_HEADERS, "Origin": f"http://{here}", "Sec-Fetch-Site": "same-origin"},
+                    {**PAGE_HEADERS, "Content-Type": "application/json; charset=utf-8"}, PAGE_HEADERS):
+        status, text = request(server, "POST", "/api/solve", SOLVE, headers=headers, page=False)
+        assert status == 200 and json.loads(text)["status"] == "solved", text
+
+
+def test_a_preflight_is_never_approved(server):
+    """A page of another origin must ask before sending JSON or the page header; the answer
+    approves nothing, so the browser never sends the POST."""
+    address = urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+    try:
+        conn.request("OPTIONS", "/api/solve", headers={
+            "Origin": "http://evil.example", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type,x-tilesweep-page"})
+        response = conn.getresponse()
+        text = response.read().decode()
+    finally:
+        conn.close()
+    assert response.status == 403
+    assert_one_line(response.status, text)
+    assert not [name for name, _ in response.getheaders() if name.lower().startswith("access-control-")]
+
+
+FOREIGN_HOSTS = ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example:{port}", "localhost.evil.example",
+                 "[::1].evil.example", "", "evil.example:80:80", "127.0.0.1:abc"]
+# refused by tornado itself, before any route, with a bare 400 (no browser sends them)
+MALFORMED_HOSTS = ["127.0.0.1:{port}, evil.example", "a b"]
+OWN_HOSTS = ["127.0.0.1:{port}", "127.0.0.1", "localhost:{port}", "LOCALHOST:{port}", "[::1]:{port}"]
+READS = ["/", "/sweeps", "/api/sweeps", "/api/sweeps/small", "/files/small/sweep.json",
+         "/files/small/results/part-00000.parquet", "/static/common.js", "/api/options", "/nowhere"]
+
+
+def with_host(server, method, path, host, body=None):
+    """(status, text) of a request naming ``host`` (a DNS-rebinding page's request names its own)."""
+    address = urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+    try:
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host.format(port=address.port))
+        data = None if body is None else json.dumps(body).encode()
+        for name, value in ({**PAGE_HEADERS, "Content-Length": str(len(data))} if data else {}).items():
+            conn.putheader(name, value)
+        conn.endheaders(data)
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("host", FOREIGN_HOSTS)
+def test_a_foreign_host_is_refused(server, host):
+    for path in READS:
+        status, text = with_host(server, "GET", path, host)
+        assert status == 403, (path, status, text)
+        assert_one_line(status, text)
+        assert "is not this server's name; expected 127.0.0.1, ::1, localhost" in text
+        assert "--allowed-host NAME" in text
+    status, text = with_host(server, "POST", "/api/solve", host, SOLVE)
+    assert status == 403 and "is not this server's name" in text
+
+
+@pytest.mark.parametrize("host", OWN_HOSTS)
+def test_the_servers_own_names_are_answered(server, host):
+    for path in READS[:-1]:
+        status, text = with_host(server, "GET", path, host)
+        assert status == 200, (path, status, text)
+    status, text = with_host(server, "POST", "/api/solve", host, SOLVE)
+    assert status == 200 and json.loads(text)["status"] == "solved"
+
+
+@pytest.mark.parametrize("host", MALFORMED_HOSTS)
+def test_a_malformed_host_is_refused(server, host):
+    status, text = with_host(server, "GET", "/api/sweeps", host)
+    assert status == 400 and "sweeps" not in text
+    assert_still_serving(server)
+
+
+def test_a_request_without_host_is_refused(server):
+    address = urlsplit(server.url)
+    with socket.create_connection((address.hostname, address.port), timeout=60) as sock:
+        sock.sendall(b"GET /api/sweeps HTTP/1.0\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    head, _, body = answer.decode().partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.0 403") or head.startswith("HTTP/1.1 403"), head
+    assert_one_line(403, body)
+    assert body.startswith("error: no Host header; expected 127.0.0.1")
+
+
+def test_allowed_hosts_and_any_address(tmp_path):
+    """--allowed-host adds a name; a server on every interface answers any IP address (a
+    rebinding page names its own host, never an address) and its machine's name, no other."""
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--allowed-host", "tiles.example",
+                 "--allowed-host", "Board.Example:9000")
+    try:
+        assert with_host(srv, "GET", "/api/sweeps", "tiles.example:{port}")[0] == 200
+        assert with_host(srv, "GET", "/api/sweeps", "board.example")[0] == 200
+        status, text = with_host(srv, "GET", "/api/sweeps", "evil.example")
+        assert status == 403 and "expected 127.0.0.1, ::1, board.example, localhost, tiles.example;" in text
+    finally:
+        srv.stop()
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--host", "0.0.0.0")
+    try:
+        for host in ("10.1.2.3:{port}", "[fe80::1]:{port}", "127.0.0.1", socket.gethostname()):
+            assert with_host(srv, "GET", "/api/sweeps", host)[0] == 200, host
+        status, text = with_host(srv, "GET", "/api/sweeps", "evil.example:{port}")
+        assert status == 403 and "or an IP address; start tilesweep ui with --allowed-host NAME" in text
+    finally:
+        srv.stop()
 
 
 def test_messages_are_the_clis(server):
@@ -321,8 +492,7 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
         slow = json.dumps({"tiles": "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "goal": "blank-first",
                            "algorithm": "astar", "heuristic": "misplaced"}).encode()
         with socket.create_connection((address.hostname, address.port)) as sock:
-            sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         + f"Content-Length: {len(slow)}\r\n\r\n".encode() + slow)
+            sock.sendall(raw_post(srv, slow))
             time.sleep(2)
         wait_for(lambda: any("solve cancelled" in line for line in srv.stderr), what="'solve cancelled' on stderr")
         second = solve(srv, **quick)
@@ -346,6 +516,7 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
     (["--port", "http"], "port 'http' is not a whole number"),
     (["--max-nodes", "0"], "max-nodes 0 is too small"),
     (["--solvers", "0"], "solvers 0 is too small"),
+    (["--allowed-host", "evil example/"], "allowed-host 'evil example/' is not a host name or an IP address"),
 ])
 def test_ui_bad_options_exit_2_with_one_line(args, expected):
     result = CliRunner().invoke(app, ["ui", *args])

@@ -45,14 +45,28 @@ class Server:
                 self.proc.wait()
 
 
-def request(server, method, path, body=None, headers=None, timeout=300):
-    """(status, body text) of one request on a fresh connection."""
+# what the pages' postJson sends with every POST (webui/guard.py refuses a POST without them)
+PAGE_HEADERS = {"Content-Type": "application/json", "X-Tilesweep-Page": "1"}
+
+
+def request(server, method, path, body=None, headers=None, timeout=300, page=True):
+    """(status, body text) of one request on a fresh connection; a POST carries the page's
+    headers unless ``page`` is false, and ``headers`` are added last."""
     address = urlsplit(server.url)
     conn = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
     try:
         data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
-        conn.request(method, path, body=data, headers=headers or {})
+        sent = {**(PAGE_HEADERS if page and method not in ("GET", "HEAD") else {}), **(headers or {})}
+        conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
         return response.status, response.read().decode("utf-8", "replace")
     finally:
         conn.close()
+
+
+def raw_post(server, body: bytes, extra: bytes = b"", length: int | None = None) -> bytes:
+    """The head of a POST to /api/solve as the page sends it, for requests written to a socket."""
+    host = urlsplit(server.url).netloc.encode()
+    return (b"POST /api/solve HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\n"
+            b"X-Tilesweep-Page: 1\r\n" + extra + f"Content-Length: {len(body) if length is None else length}"
+            "\r\n\r\n".encode() + body)

@@ -12,39 +12,27 @@ if __name__ != "tilesweep.webui":  # a module under two names shares numba's cac
     raise ImportError(f"import tilesweep.webui, not {__name__}; `pip install -e .` in the checkout installs it")
 
 import asyncio
-import ipaddress
 import logging
 import signal
-import socket
 
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
-__all__ = ["is_loopback", "serve"]
+from .guard import HostPolicy, check_host_name, is_loopback
 
-
-def is_loopback(host: str) -> bool:
-    """Whether every address ``host`` names is a loopback address."""
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except socket.gaierror:
-        return False
-    return all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+__all__ = ["check_host_name", "is_loopback", "serve"]
 
 
 async def _serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
-                 on_ready) -> None:
+                 allowed_hosts, on_ready) -> None:
     from .app import DRAIN_LIMIT, make_app
     from .solves import SolvePool
 
     sockets = bind_sockets(port, host)  # first: a port in use fails before any worker starts
     pool = SolvePool(solvers, store)
     try:
-        server = HTTPServer(make_app(out, store, limits, pool), max_body_size=DRAIN_LIMIT)
+        app = make_app(out, store, limits, pool, HostPolicy.for_server(host, allowed_hosts))
+        server = HTTPServer(app, max_body_size=DRAIN_LIMIT)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
         stop = asyncio.Event()
@@ -55,16 +43,17 @@ async def _serve(host: str, port: int, out: str, store: str | None, limits, solv
 
 
 def serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
-          on_ready=lambda address: None) -> None:
+          allowed_hosts=(), on_ready=lambda address: None) -> None:
     """Serve the UI on ``host:port`` (0: any free port) until Ctrl-C or SIGTERM; solves run in
-    ``solvers`` processes within ``limits`` (:class:`webui.solves.Limits`); ``on_ready((host,
-    port))`` is called once the socket listens."""
+    ``solvers`` processes within ``limits`` (:class:`webui.solves.Limits`); requests naming
+    ``host`` or one of ``allowed_hosts`` are answered (:class:`webui.guard.HostPolicy`);
+    ``on_ready((host, port))`` is called once the socket listens."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     log = logging.getLogger("tilesweep.webui")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
-        asyncio.run(_serve(host, port, out, store, limits, solvers, on_ready))
+        asyncio.run(_serve(host, port, out, store, limits, solvers, allowed_hosts, on_ready))
     except KeyboardInterrupt:
         pass

@@ -3,8 +3,10 @@
 Thin like ``cli.py``: handlers parse a request, call the library (``webui.solves`` for
 boards and solves, ``jobs`` for sweeps) and write JSON. Every error is one line of plain
 text, ``error: ...``, with the status a caller can act on: 400 for bad input (the CLI's
-message), 404 for what does not exist, 413 for an oversized body, 503 when too many solves
-wait. GET never writes; files are served only from inside the ``--out`` folder.
+message), 403 for a request this server does not answer (a foreign ``Host``, or a POST from
+another site's page: ``webui.guard``), 404 for what does not exist, 413 for an oversized
+body, 415 for a body that is not JSON, 503 when too many solves wait. GET never writes;
+files are served only from inside the ``--out`` folder.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import io
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -28,12 +31,15 @@ from tilesweep.solver.solve import resolve_goal
 from tilesweep.solver.status import STATUSES
 
 from . import solves, sweeps
+from .guard import HostPolicy, refusal
 from .solves import BusyError, Limits, SolvePool
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024   # a 4x4 board and its options take under 200 bytes
 DRAIN_LIMIT = 4 << 20  # larger bodies are refused without reading them
 MAX_WALK = 10_000
+MAX_NESTING = 2  # an object of fields, one of them a list of tiles
+EXAMPLE_BODY = '{"tiles": "1 2 3 4 5 6 7 8 0"}'
 BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
 log = logging.getLogger("tilesweep.webui")
 
@@ -65,6 +71,27 @@ class Handler(RequestHandler):
     @property
     def out(self) -> Path:
         return self.settings["out"]
+
+
+class RefusedHandler(Handler):
+    """A request the server does not answer (``webui.guard``): its status and one line.
+    It reads the body first, so a client still sending receives the answer."""
+
+    def initialize(self, status: int, reason: str) -> None:
+        self.status, self.reason = status, reason
+
+    def prepare(self) -> None:
+        raise HTTPError(self.status, "%s", self.reason)
+
+
+class GuardedApplication(Application):
+    """Routes a request to its handler only when :mod:`webui.guard` lets it through."""
+
+    def find_handler(self, request, **kwargs):
+        refused = refusal(self.settings["hosts"], request.method, request.headers)
+        if refused:
+            return self.get_handler_delegate(request, RefusedHandler, {"status": refused[0], "reason": refused[1]})
+        return super().find_handler(request, **kwargs)
 
 
 class DefaultHandler(Handler):
@@ -119,10 +146,43 @@ class JsonHandler(Handler):
         if self.received > MAX_BODY:
             self._too_large(self.received)
         try:
-            return json.loads(self.body.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise HTTPError(400, "request body is not JSON (%s); expected an object such as "
-                            '{"tiles": "1 2 3 4 5 6 7 8 0"}', err) from None
+            data = json.loads(self.body.decode("utf-8"), parse_constant=_not_json, parse_int=_json_int)
+        except RecursionError:
+            _too_deep("deeper than the parser goes")
+        except ValueError as err:  # not UTF-8, not JSON, NaN
+            raise HTTPError(400, "request body is not JSON (%s); expected an object such as %s",
+                            str(err)[:200], EXAMPLE_BODY) from None
+        depth = nesting(data)
+        if depth > MAX_NESTING:
+            _too_deep(f"{depth} deep")
+        return data
+
+
+def _too_deep(how: str):
+    raise HTTPError(400, "request body nests arrays and objects %s; expected an object whose fields hold "
+                    "text, numbers or a list of numbers, such as %s", how, EXAMPLE_BODY)
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _json_int(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise HTTPError(400, "request body holds a number of %s digits; expected numbers of at most %d digits",
+                        f"{len(digits.lstrip('-')):,}", sys.get_int_max_str_digits()) from None
+
+
+def nesting(value) -> int:
+    """How deep arrays and objects nest in a parsed JSON value (0 for text or a number);
+    measured level by level, so no depth exhausts Python's recursion limit."""
+    depth, level = 0, [value]
+    while level := [child for item in level if isinstance(item, (list, dict))
+                    for child in (item.values() if isinstance(item, dict) else item)]:
+        depth += 1
+    return depth
 
 
 class OptionsHandler(Handler):
@@ -234,10 +294,12 @@ class OutFileHandler(StaticFileHandler, Handler):
         return real
 
 
-def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: SolvePool) -> Application:
-    """The tornado application; ``pool`` runs the solves within ``limits``."""
+def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: SolvePool,
+             hosts: HostPolicy) -> Application:
+    """The tornado application; ``pool`` runs the solves within ``limits``; ``hosts`` names the
+    ``Host`` headers it answers."""
     out = Path(out).absolute()
-    return Application([
+    return GuardedApplication([
         (r"/", PageHandler, {"page": "play.html"}),
         (r"/sweeps/?", PageHandler, {"page": "sweeps.html"}),
         (r"/sweeps/([^/]+)", SweepPageHandler, {"page": "sweep.html"}),
@@ -250,5 +312,5 @@ def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: So
         (r"/api/sweeps", SweepListHandler),
         (r"/api/sweeps/([^/]+)", SweepHandler),
         (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),
-    ], default_handler_class=DefaultHandler, out=out, store=store, limits=limits, pool=pool,
+    ], default_handler_class=DefaultHandler, out=out, store=store, limits=limits, pool=pool, hosts=hosts,
         static_hash_cache=False, template_path=str(STATIC), template_whitespace="all")

@@ -20,7 +20,7 @@ from pebble import ProcessPool
 
 from tilesweep.solver import Board, heuristic_names, parse_heuristic, solve
 from tilesweep.solver.board import goal_label, is_solvable, parity_reason, parse_tiles, size_for_count
-from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError
+from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.solve import check_algorithm, check_time_limit, resolve_goal
 
@@ -62,25 +62,19 @@ class SolveRequest:
     max_memory: int | None
 
 
-def _short(value) -> str:
-    """``repr(value)``, cut to 60 characters (a message quotes it on one line)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _text(data: dict, key: str, default: str | None = None) -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise InvalidOptionError(f"{key} {_short(value)} is not text; expected a string")
+        raise InvalidOptionError(f"{key} {quoted(value)} is not text; expected a string")
     return value
 
 
 def _check_fields(data, allowed: tuple[str, ...]) -> dict:
     if not isinstance(data, dict):
-        raise InvalidOptionError(f"request {_short(data)} is not a JSON object; expected fields {', '.join(allowed)}")
+        raise InvalidOptionError(f"request {quoted(data)} is not a JSON object; expected fields {', '.join(allowed)}")
     unknown = [k for k in data if k not in allowed]
     if unknown:
-        raise InvalidOptionError(f"field {_short(unknown[0])} is not known; expected fields {', '.join(allowed)}")
+        raise InvalidOptionError(f"field {quoted(unknown[0])} is not known; expected fields {', '.join(allowed)}")
     return data
 
 
@@ -90,7 +84,7 @@ def parse_board(data: dict) -> tuple[Board, tuple[int, ...]]:
     if isinstance(tiles, list) and all(isinstance(t, int) and not isinstance(t, bool) for t in tiles):
         tiles = " ".join(map(str, tiles))
     if not isinstance(tiles, str):
-        raise InvalidBoardError(f"tiles {_short(tiles)} is not a board; expected numbers separated by spaces or commas")
+        raise InvalidBoardError(f"tiles {quoted(tiles)} is not a board; expected numbers separated by spaces or commas")
     size = data.get("size")
     parsed = parse_tiles(tiles, None if size is None else page_size(size))
     board = Board(parsed, page_size(size_for_count(len(parsed))))
@@ -122,7 +116,7 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
     parse_heuristic(heuristic, board.size, goal)
     budget = whole_number("max_nodes", data.get("max_nodes", limits.max_nodes), 1)
     if budget > limits.max_nodes:
-        raise InvalidOptionError(f"max_nodes {budget} is above this server's budget; expected at most "
+        raise InvalidOptionError(f"max_nodes {quoted(budget)} is above this server's budget; expected at most "
                                  f"{limits.max_nodes} (start tilesweep ui with a larger --max-nodes)")
     seconds = check_time_limit(data.get("time_limit", limits.time_limit))
     if seconds > limits.time_limit:
