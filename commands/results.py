@@ -56,6 +56,7 @@ def query(
     limit: Annotated[Optional[int], typer.Option("--limit", help="At most this many rows.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    columns: Annotated[Optional[str], typer.Option("--columns", help="Comma list of the columns to show, or all (default: every column, but a table of rows leaves out iterations, tiles, moves, worker, error and the limits).")] = None,
 ) -> None:
     """Filter, group and aggregate result rows.
 
@@ -73,8 +74,8 @@ def query(
             raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
         if fmt == "parquet" and not output:
             raise InvalidOptionError("format 'parquet' needs --output FILE")
-        q = parse_query(where, group_by, tuple(agg or ()), sort, limit)
-        frame = run_query(load_results(results, q.columns(COLUMNS)), q)
+        q = parse_query(where, group_by, tuple(agg or ()), sort, limit, columns)
+        frame = run_query(load_results(results, q.columns(COLUMNS)), q, fmt)
         if fmt == "parquet":
             frame.to_parquet(output, index=False)
             return None
@@ -152,7 +153,8 @@ def compare(
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         fraction = parse_threshold(threshold)
-        result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction)
+        result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction,
+                              names=(old, new))
         return result, format_comparison(result, fmt)
 
     result, text = run_guarded(action)

@@ -1,13 +1,16 @@
 """``tilesweep query``: filter, group, aggregate, sort and limit result rows with pandas.
 
 ``--where`` is a :meth:`pandas.DataFrame.query` expression (``status == "solved" and
-cost > 20``); ``--group-by`` a comma list of columns; ``--agg COL:FN`` with FN one of
-:data:`AGGREGATES` (``p90`` / ``p50`` ... are quantiles); ``--sort COL`` ascending, or
-``-COL`` descending.
+cost > 20``), checked first for its syntax and its column names; ``--group-by`` a comma
+list of columns; ``--agg COL:FN`` with FN one of :data:`AGGREGATES` (``p90`` / ``p50`` ...
+are quantiles); ``--sort COL`` ascending, or ``-COL`` descending; ``--columns`` the columns
+shown, ``all``, or by default :data:`TABLE_COLUMNS` when rows are listed as a text table
+(every column in csv, json and parquet, and every column of an aggregation).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -17,6 +20,12 @@ from tilesweep.solver.errors import InvalidOptionError
 
 AGGREGATES = ("count", "sum", "mean", "median", "min", "max", "std", "nunique", "first", "last")
 FORMATS = ("table", "csv", "json", "parquet")
+# The columns a text table of rows shows by default: the JSON list (iterations), the long
+# strings (tiles, moves, error, worker) and the limits are left out; --columns names others.
+TABLE_COLUMNS = ("sweep", "instance", "size", "algorithm", "heuristic", "pruning", "status", "cost",
+                 "nodes_generated", "nodes_expanded", "ebf", "h0", "seconds")
+ALL = ("all",)
+EXAMPLE = "a condition such as 'status == \"solved\" and cost > 20'"
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,7 @@ class Query:
     aggs: tuple[tuple[str, str], ...] = ()
     sort: str | None = None
     limit: int | None = None
+    select: tuple[str, ...] | None = None  # --columns: None for the default, ALL for every one
 
     def columns(self, known) -> list[str] | None:
         """The result columns an aggregating query reads (None: every column, for a query
@@ -33,9 +43,9 @@ class Query:
         if not (self.group_by or self.aggs):
             return None
         named = [*self.group_by, *(c for c, _ in self.aggs or (("instance", "count"),))]
-        if any(c not in known for c in named):
+        in_where = where_names(self.where) if self.where else set()
+        if any(c not in known for c in [*named, *in_where]):
             return None
-        in_where = set(re.findall(r"\w+", self.where or "")) & set(known)
         return [c for c in known if c in in_where or c in named]
 
 
@@ -57,23 +67,53 @@ def parse_agg(text: str) -> tuple[str, str]:
     return column, fn
 
 
-def parse_query(where=None, group_by=None, aggs=(), sort=None, limit=None) -> Query:
+def _names(text: str | None) -> tuple[str, ...]:
+    """A comma list of column names."""
+    return tuple(c.strip() for c in text.split(",") if c.strip()) if text else ()
+
+
+def parse_query(where=None, group_by=None, aggs=(), sort=None, limit=None, columns=None) -> Query:
     """Validate the options of ``tilesweep query`` that do not need the data."""
-    groups = tuple(c.strip() for c in group_by.split(",") if c.strip()) if group_by else ()
     if limit is not None and limit < 0:
         raise InvalidOptionError(f"limit {limit!r} is negative; expected a row count >= 0")
-    return Query(where, groups, tuple(parse_agg(a) for a in aggs), sort, limit)
+    if columns is not None and not _names(columns):
+        raise InvalidOptionError(f"columns {columns!r} names no column; expected a comma list such as "
+                                 "instance,heuristic,cost, or all")
+    select = None if columns is None else ALL if columns.strip() == "all" else _names(columns)
+    return Query(where, _names(group_by), tuple(parse_agg(a) for a in aggs), sort, limit, select)
+
+
+def where_names(where: str) -> set[str]:
+    """The column names ``where`` uses; an expression that is not one is refused in one line
+    (pandas would say ``invalid syntax`` from deep inside)."""
+    try:
+        tree = ast.parse(where.replace("`", " "), mode="eval")  # `name` quotes a column in pandas
+    except SyntaxError as err:
+        at = f"at character {err.offset}" if 0 < (err.offset or 0) <= len(where) else "at the end"
+        raise InvalidOptionError(f"where {where!r} is not an expression ({err.msg} {at}); expected {EXAMPLE}") from None
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}  # abs(x), sqrt(x), ...
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called} - {"index"}
+
+
+def check_where(where: str, columns) -> None:
+    """Refuse ``where`` naming a column the rows lack, listing those they have (pandas would
+    say ``name 'x' is not defined``)."""
+    unknown = sorted(where_names(where) - set(columns))
+    if unknown:
+        raise InvalidOptionError(f"where {where!r} names {', '.join(map(repr, unknown))}, not a result "
+                                 f"column; expected one of: {', '.join(columns)}")
 
 
 def _filter(df: pd.DataFrame, where: str) -> pd.DataFrame:
+    check_where(where, df.columns)
     try:
         out = df.query(where, engine="python")
     # The boundary with the user's expression, which is code: whatever it raises
-    # (SyntaxError, pandas' UndefinedVariableError, TypeError, ZeroDivisionError, ...) is bad input.
+    # (TypeError, ZeroDivisionError, an unknown function, ...) is bad input.
     except Exception as err:  # noqa: BLE001
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise InvalidOptionError(f"where {where!r} is not a valid pandas query on the result "
-                                 f"columns: {message}") from None
+        raise InvalidOptionError(f"where {where!r} cannot be evaluated on the result rows ({message}); "
+                                 f"expected {EXAMPLE}") from None
     if not isinstance(out, pd.DataFrame):
         raise InvalidOptionError(f"where {where!r} does not select rows; expected a condition")
     return out
@@ -92,8 +132,17 @@ def _aggregate(df: pd.DataFrame, q: Query) -> pd.DataFrame:
     return df.assign(_all=0).groupby("_all").agg(**named).reset_index(drop=True)
 
 
-def run_query(df: pd.DataFrame, q: Query) -> pd.DataFrame:
-    """Apply ``q`` to the rows ``df``."""
+def _select(df: pd.DataFrame, q: Query, fmt: str) -> pd.DataFrame:
+    """The columns ``--columns`` names, or the default of :data:`TABLE_COLUMNS` (see the module doc)."""
+    if q.select == ALL or (q.select is None and (fmt != "table" or q.group_by or q.aggs)):
+        return df
+    wanted = q.select or [c for c in TABLE_COLUMNS if c in df.columns]
+    _check_columns(df, wanted, "shown")
+    return df[list(wanted)]
+
+
+def run_query(df: pd.DataFrame, q: Query, fmt: str = "csv") -> pd.DataFrame:
+    """Apply ``q`` to the rows ``df``, for output in ``fmt`` (the default columns depend on it)."""
     if q.where:
         df = _filter(df, q.where)
     if q.group_by or q.aggs:
@@ -104,4 +153,4 @@ def run_query(df: pd.DataFrame, q: Query) -> pd.DataFrame:
         df = df.sort_values(column, ascending=not descending, kind="stable")
     if q.limit is not None:
         df = df.head(q.limit)
-    return df.reset_index(drop=True)
+    return _select(df, q, fmt).reset_index(drop=True)

@@ -135,7 +135,9 @@ def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> p
         for column in ("paired", "fewer", "equal", "more"):
             out[column] = out[column].fillna(0).astype("int64")
     # pruning is a key, but its column comes last: it was added after the others
-    return out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
+    out = out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
+    out.attrs["baseline"] = baseline  # for the note under the text table
+    return out
 
 
 def records(df: pd.DataFrame) -> list[dict]:
@@ -146,8 +148,8 @@ def records(df: pd.DataFrame) -> list[dict]:
 
 def format_frame(df: pd.DataFrame, fmt: str) -> str:
     """``table`` (aligned text), ``csv`` or ``json`` (a list of records)."""
-    if fmt == "csv":
-        return df.to_csv(index=False).rstrip("\n")
+    if fmt == "csv":  # 15 significant digits: a mean's last-bit noise (2971.2000000000007) is not a figure
+        return df.to_csv(index=False, float_format="%.15g").rstrip("\n")
     if fmt == "json":
         return json.dumps(records(df), indent=2, default=str)
     if fmt == "table":
@@ -197,11 +199,23 @@ NARROW = [
     ("ebf", lambda df: df["ebf_mean"].map(_fixed(3)), False),
     ("cost", lambda df: df["cost_mean"].map(_fixed(2)), False),
     ("time", lambda df: df["seconds_mean"].map(_duration), False),
+    ("pairs", lambda df: df["paired"].astype(str), False),  # only when some runs are not paired
     ("reduction", lambda df: df["node_reduction_pct"].map(lambda v: "-" if pd.isna(v) else f"{v:.1f}%"), False),
 ]
 NARROW_NOTE = "nodes: mean and median generated; ebf, cost, time: means; over solved runs"
-REDUCTION_NOTE = "reduction: nodes saved against the baseline on instances both solved"
 WIDE_NOTE = "--wide or --format csv/json: every column"
+
+
+def _some_unpaired(df: pd.DataFrame) -> bool:
+    """Whether some reduction is over fewer instances than its row ran."""
+    return "paired" in df and bool((df["paired"] != df["instances"]).any())
+
+
+def _reduction_note(df: pd.DataFrame) -> str:
+    baseline = df.attrs.get("baseline") or "the baseline"
+    if _some_unpaired(df):
+        return f"pairs, reduction: instances both solved; nodes saved on them against {baseline}"
+    return f"reduction: nodes saved against {baseline} on the instances both solved"
 
 
 def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
@@ -212,7 +226,8 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
     columns = [(header, make(df), left) for header, make, left in NARROW
                if (header != "size" or df["size"].nunique() > 1)
                and (header != "pruning" or df["pruning"].nunique() > 1)
-               and (header != "reduction" or "node_reduction_pct" in df)]
+               and (header != "reduction" or "node_reduction_pct" in df)
+               and (header != "pairs" or _some_unpaired(df))]
     widths = [max([len(header), *map(len, cells)]) for header, cells, _ in columns]
 
     def line(cells) -> str:
@@ -220,5 +235,5 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
                         for c, w, (_, _, left) in zip(cells, widths, columns, strict=True)).rstrip()
 
     body = [line(row) for row in zip(*(cells for _, cells, _ in columns), strict=True)]
-    notes = [NARROW_NOTE, *([REDUCTION_NOTE] if "node_reduction_pct" in df else []), WIDE_NOTE]
+    notes = [NARROW_NOTE, *([_reduction_note(df)] if "node_reduction_pct" in df else []), WIDE_NOTE]
     return "\n".join([line([h for h, _, _ in columns]), *body, "", *notes])

@@ -104,6 +104,22 @@ def test_compare_two_sweeps_of_the_same_spec_finds_no_difference(sweeps):
         assert row["ci_low"] <= row["time_ratio"] <= row["ci_high"]
 
 
+@pytest.mark.parametrize("changes, shared", [
+    (dict(seed=4), "share no instance"),
+    (dict(heuristics=("misplaced",)), "share 40 instance(s) but no configuration (algorithm, heuristic, pruning)"),
+])
+def test_compare_of_sweeps_that_pair_no_row_is_bad_input(sweeps, tmp_path, changes, shared):
+    other = local_sweep(tmp_path, "other", **{**SPEC, "algorithms": ("idastar",), **changes})
+    for command in (["compare", sweeps["one"], other], ["report", sweeps["one"], other, "--compare",
+                                                         "--out", tmp_path / "r.html"]):
+        result = invoke(*command)
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 2 and len(lines) == 1, result.output
+        assert f"sweeps '{sweeps['one']}' and '{other}' {shared}, so no row pairs up" in lines[0]
+        assert "no cost, node or status differences" not in result.stdout
+    assert not (tmp_path / "r.html").exists()
+
+
 def _altered_copy(folder, target, edit):
     shutil.copytree(folder, target)
     for part in sorted((target / "results").glob("part-*.parquet")):

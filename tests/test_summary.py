@@ -48,6 +48,13 @@ def test_unknown_baseline_and_format():
     assert format_frame(summarize(ROWS), "csv").splitlines()[0].startswith("size,algorithm,heuristic,instances")
 
 
+def test_csv_numbers_have_no_float_noise():
+    frame = pd.DataFrame({"mean": [sum([1.1, 2.2, 3.3]) / 3, 0.1 + 0.2, 2.0, 1e-7 / 3], "count": [1, 2, 3, 4]})
+    assert frame["mean"][0] != 2.2 and frame["mean"][1] != 0.3  # the noise this test is about
+    assert format_frame(frame, "csv").splitlines() == ["mean,count", "2.2,1", "0.3,2", "2,3",
+                                                       "3.33333333333333e-08,4"]
+
+
 def korf_like_rows() -> pd.DataFrame:
     """Two algorithms x three heuristics with 15-puzzle-sized figures and the longest
     common heuristic name of a 4x4 sweep."""
@@ -66,10 +73,27 @@ def test_the_default_table_fits_80_columns_and_shows_the_first_columns():
     assert max(map(len, lines)) <= 80, text
     assert lines[0].split() == ["algorithm", "heuristic", "solved", "nodes", "median", "ebf", "cost", "time",
                                 "reduction"]
+    assert "reduction: nodes saved against manhattan on the instances both solved" in lines
     pdb = next(line for line in lines if "idastar" in line and "pdb:7-8+reflect" in line).split()
     assert pdb[2:5] == ["100/100", "9.72k", "9.72k"] and pdb[6] == "52.99" and pdb[-1] == "100.0%"
     manhattan = next(line for line in lines if "astar" in line and "manhattan" in line).split()
     assert manhattan[3] == "363M" and manhattan[7] == "1,120s"
+
+
+def test_the_reduction_is_over_the_instances_both_solved_and_the_table_says_so():
+    """A heuristic that solved 2 of 4 where the baseline solved all 4: its reduction is
+    over those 2 (not over its solved rows against all of the baseline's)."""
+    rows = pd.DataFrame([row(i, "manhattan", nodes) for i, nodes in enumerate((100, 200, 300, 10_000))]
+                        + [row(0, "weak", 400), row(1, "weak", 800),
+                           row(2, "weak", 0, status="budget_exceeded"), row(3, "weak", 0, status="timeout")])
+    frame = summarize(rows, "manhattan")
+    weak = frame.set_index("heuristic").loc["weak"]
+    assert weak.paired == 2 and weak.node_reduction_pct == pytest.approx(100 * (1 - 1200 / 300))
+    lines = format_summary(frame, "table").splitlines()
+    cells = next(line for line in lines if "weak" in line).split()
+    assert cells[2] == "2/4" and cells[-2:] == ["2", "-300.0%"]
+    assert lines[0].split()[-2:] == ["pairs", "reduction"]
+    assert "pairs, reduction: instances both solved; nodes saved on them against manhattan" in lines
 
 
 def test_wide_csv_and_json_keep_every_column():

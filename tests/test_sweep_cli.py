@@ -185,6 +185,37 @@ def test_bad_query_expression_is_one_line_exit_2(local):
     assert "'cost >>> 3'" in result.output
 
 
+def test_query_columns_default_and_chosen(local):
+    from tilesweep.jobs.query import TABLE_COLUMNS
+    table = RUNNER.invoke(app, ["query", str(local), "--limit", "2"])
+    assert table.exit_code == 0 and table.stdout.splitlines()[0].split() == list(TABLE_COLUMNS)
+    chosen = RUNNER.invoke(app, ["query", str(local), "--columns", "instance,heuristic,cost", "--format", "csv"])
+    assert chosen.stdout.splitlines()[0] == "instance,heuristic,cost" and len(chosen.stdout.splitlines()) == 97
+    every = RUNNER.invoke(app, ["query", str(local), "--limit", "1", "--format", "csv"]).stdout.splitlines()[0]
+    assert "iterations" in every.split(",") and "moves" in every.split(",")
+
+
+def test_query_csv_gives_the_figures_without_float_noise(local):
+    args = ["query", str(local), "--group-by", "heuristic,algorithm", "--agg", "seconds:mean", "--agg", "ebf:mean"]
+    exact = json.loads(RUNNER.invoke(app, args + ["--format", "json"]).stdout)
+    lines = RUNNER.invoke(app, args + ["--format", "csv"]).stdout.strip().splitlines()
+    assert lines[0] == "heuristic,algorithm,seconds_mean,ebf_mean" and len(lines) == len(exact) + 1
+    for line, row in zip(lines[1:], exact):
+        assert line.split(",")[2:] == [f"{row['seconds_mean']:.15g}", f"{row['ebf_mean']:.15g}"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--where", "colour > 1"], "names 'colour', not a result column; expected one of: sweep, instance, size,"),
+    (["--where", "cost >"], "is not an expression (invalid syntax at the end); expected a condition such as"),
+    (["--columns", "instance,colour"], "shown column 'colour' is not a result column; expected one of: sweep,"),
+    (["--group-by", "colour"], "group-by column 'colour' is not a result column; expected one of: sweep,"),
+])
+def test_query_errors_list_the_columns_in_one_line(local, args, says):
+    result = RUNNER.invoke(app, ["query", str(local), *args])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and says in lines[0], result.output
+
+
 @pytest.mark.cluster
 def test_ctrl_c_keeps_parts_and_prints_the_resume_command(tmp_path):
     args = [sys.executable, str(ROOT / "cli.py"), "sweep", "--count", "6", "--algorithm", "bfs", "--chunk-size", "1",

@@ -51,7 +51,8 @@ def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
 def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, dict]:
     """``compare`` of the two sweeps of ``data`` and its tables for the page."""
     old, new = data.sweeps
-    result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold)
+    result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold,
+                     names=(str(old.folder), str(new.folder)))
     return result, {"old": old.name, "new": new.name, "threshold": f"{threshold:.0%}",
                     "configurations": frame_table(result.configurations),
                     "changes": frame_table(result.changes.head(COMPARE_ROWS_SHOWN)),

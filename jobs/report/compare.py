@@ -14,6 +14,8 @@ only when the rows hold several):
   ``regression`` when the ratio exceeds 1 + threshold and the whole interval lies above 1.
 
 ``only_old`` / ``only_new`` count rows without a partner (different instances or configurations).
+Two sweeps with no pair at all are not a comparison: bad input, saying whether they share no
+instance or share instances but no configuration.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from ..schema import ADDED_DEFAULTS
 from .sweeps import Sweep
 
 CONFIG = ["size", "algorithm", "heuristic", "pruning"]
-PAIR_KEYS = ["instance", "size", "goal", "tiles", "algorithm", "heuristic", "pruning"]
+INSTANCE = ["instance", "size", "goal", "tiles"]
+PAIR_KEYS = INSTANCE + ["algorithm", "heuristic", "pruning"]
 VALUES = ["status", "cost", "nodes_generated", "seconds"]
 RESAMPLES = 1000
 
@@ -109,9 +112,22 @@ def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: f
     }
 
 
-def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed: int = 0) -> Comparison:
-    """Pair the rows of ``old`` and ``new`` (frames of :data:`PAIR_KEYS` + :data:`VALUES`)."""
+def _check_shared(old: pd.DataFrame, new: pd.DataFrame, pairs: pd.DataFrame, names: tuple[str, str]) -> None:
+    """Refuse two sweeps that pair no row, saying what they do not share."""
+    if (pairs["_merge"] == "both").any():
+        return
+    shared = len(old[INSTANCE].drop_duplicates().merge(new[INSTANCE].drop_duplicates()))
+    what = "no instance" if not shared else f"{shared:,} instance(s) but no configuration (algorithm, heuristic, pruning)"
+    raise InvalidOptionError(f"sweeps {names[0]!r} and {names[1]!r} share {what}, so no row pairs up; expected "
+                             "two runs of the same instances, e.g. one spec before and after a change")
+
+
+def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed: int = 0,
+            names: tuple[str, str] = ("OLD", "NEW")) -> Comparison:
+    """Pair the rows of ``old`` and ``new`` (frames of :data:`PAIR_KEYS` + :data:`VALUES`;
+    ``names`` are the sweeps' for an error)."""
     pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
+    _check_shared(old, new, pairs, names)
     changes = _changes(pairs[pairs["_merge"] == "both"])
     rng = np.random.default_rng(seed)
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
