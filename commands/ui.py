@@ -26,9 +26,9 @@ def ui(
 ) -> None:
     """Serve a local web page: play and solve boards, compare algorithms, watch sweeps.
 
-    Each solve is limited by --max-nodes (default 20,000,000) and --time-limit (default
-    300 s); a page may ask for less. Only requests naming this server's address (or an
-    --allowed-host) are answered, and a POST only from its own pages.
+    Each solve is limited by --max-nodes (default 20,000,000) and --time-limit (default 300 s); a page may ask for less.
+
+    Only requests naming this server's address or an --allowed-host are answered, a POST only from its own pages.
 
     Example: tilesweep ui --out sweeps --port 8000
     """
