@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -12,36 +13,37 @@ from tilesweep.commands.options import FormatOpt, SweepsArg, WideOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 
-def _summary_path(results: str):
-    from pathlib import Path
-    path = Path(results)
-    if path.is_dir() and path.name == "results" and (path.parent / "sweep.json").is_file():
-        return path.parent / "summary.parquet"
-    return path / "summary.parquet" if path.is_dir() else None
-
-
 def summary(
     results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
 ) -> None:
-    """Summarise results per (size, algorithm, heuristic); write summary.parquet beside them.
+    """Summarise results per (size, algorithm, heuristic); write summary.parquet into the sweep folder.
+
+    Every part is first checked against the sweep's manifest; a damaged, missing or stray
+    part is named (exit 1) and nothing is counted. summary.parquet is written when RESULTS
+    is one sweep.
 
     Example: tilesweep summary sweeps/8puzzle-uniform-n1000-s0-1a2b3c4d --baseline manhattan
     """
     import pyarrow as pa
 
-    from tilesweep.jobs.parts import write_table
+    from tilesweep.jobs.parts import write_summary
+    from tilesweep.jobs.results import verify_results
     from tilesweep.jobs.summary import format_summary, summarize
 
     def action():
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        frame = summarize(results, baseline)
-        path = _summary_path(results)
-        if path is not None:
-            write_table(path, pa.Table.from_pandas(frame, preserve_index=False))
+        sweeps = verify_results(results)
+        paths = [p for s in sweeps for p in s.paths]
+        if not paths:
+            raise InvalidOptionError(f"results {results!r} hold no parts yet; run (or resume) the sweep first")
+        frame = summarize(paths, baseline)
+        if len(sweeps) == 1 and not Path(results).is_file():
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            write_summary(sweeps[0].folder, table, sweeps[0].records, baseline)
         return format_summary(frame, fmt, wide)
 
     typer.echo(run_guarded(action))
@@ -58,12 +60,10 @@ def query(
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     columns: Annotated[Optional[str], typer.Option("--columns", help="Comma list of the columns to show, or all (default: every column, but a table of rows leaves out iterations, tiles, moves, worker, error and the limits).")] = None,
 ) -> None:
-    """Filter, group and aggregate result rows.
+    """Filter, group and aggregate result rows (every part checked against the sweep's manifest first).
 
     Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
     """
-    from pathlib import Path
-
     from tilesweep.jobs.query import FORMATS, parse_query, run_query
     from tilesweep.jobs.results import load_results
     from tilesweep.jobs.schema import COLUMNS
@@ -91,7 +91,6 @@ def query(
 
 
 def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
-    from pathlib import Path
     if text is None:
         return
     if output:
@@ -101,12 +100,17 @@ def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
 
 
 def sql(
-    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="A DuckDB SELECT over the views results and summary.")],
+    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="One DuckDB SELECT over the views results and summary (WITH, DESCRIBE and SUMMARIZE are SELECTs too).")],
     sweeps: SweepsArg,
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Run any DuckDB statements (several, separated by ;) with full file access: COPY, ATTACH, SET, read_csv of any file.")] = False,
 ) -> None:
     """Run SQL (DuckDB) over sweeps' Parquet in place: views results (every row) and summary.
+
+    Read-only by default: exactly one SELECT, and DuckDB may open only the verified files
+    of those two views (no COPY, ATTACH, SET, INSTALL, nor read_csv or read_parquet of
+    other files; refused with one line, exit 2). --allow-writes lifts all of it.
 
     Example: tilesweep sql "SELECT heuristic, avg(nodes_generated) FROM results WHERE status = 'solved' GROUP BY heuristic" sweeps/NAME
     """
@@ -122,7 +126,9 @@ def sql(
             raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
         if fmt == "parquet" and not output:
             raise InvalidOptionError("format 'parquet' needs --output FILE")
-        table = run_sql(connect(open_sweeps(sweeps)), query_text)
+        table = run_sql(connect(open_sweeps(sweeps), allow_writes=allow_writes), query_text, allow_writes)
+        if table is None:
+            return None
         if fmt == "parquet":
             pq.write_table(table, output)
             return None

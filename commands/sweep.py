@@ -87,15 +87,26 @@ def sweep(
 
     spec, run, plan = run_guarded(setup)
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
-    typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
-               f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
-    if plan.pending:
-        from tilesweep.cluster.connect import scheduler_address
-        from tilesweep.jobs.runrecord import record_run
-        record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
-        _run_sweep(spec, run, plan, retry_errors)
-    summary = run_guarded(lambda: finish(spec, base))
+    with plan:  # the sweep's lock, held until the summary is written
+        _report_repairs(plan)
+        typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
+                   f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
+        if plan.pending:
+            from tilesweep.cluster.connect import scheduler_address
+            from tilesweep.jobs.runrecord import record_run
+            record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
+            _run_sweep(spec, run, plan, retry_errors)
+        summary = run_guarded(lambda: finish(spec, base))
     _print_summary(summary, fmt, wide)
+
+
+def _report_repairs(plan) -> None:
+    """One line per file the resume moved aside, and the count of parts adopted."""
+    for source, target, why in plan.moved:
+        typer.echo(f"moved aside: {str(source)!r} {why}; it is now {str(target)!r}", err=True)
+    if plan.adopted:
+        typer.echo(f"adopted {plan.adopted} part(s) written before part checksums were recorded: each read in "
+                   "full and recorded in manifest.jsonl", err=True)
 
 
 def _check_store(spec, store) -> None:
@@ -113,7 +124,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
     from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
     from tilesweep.cluster.parallel import solve_stopped_rows
     from tilesweep.cluster.run import SchedulerLostError, run_plan
-    from tilesweep.jobs.parts import finished_chunks
+    from tilesweep.jobs.resume import done_chunks, saved_parts
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
@@ -154,11 +165,11 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
             wait = reconnect_seconds()
             typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
             if not wait_for_scheduler(run.scheduler, wait):
-                typer.echo(f"the scheduler did not come back: {len(finished_chunks(spec))} of {len(plan.jobs)} "
+                typer.echo(f"the scheduler did not come back: {len(saved_parts(spec))} of {len(plan.jobs)} "
                            f"chunks are saved in {resume_line()}", err=True)
                 raise typer.Exit(1)
-            plan.done = run_guarded(lambda: finished_chunks(spec, retry_errors))
+            plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
     except KeyboardInterrupt:
-        saved = len(finished_chunks(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
+        saved = len(saved_parts(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
         typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in {resume_line()}", err=True)
         raise typer.Exit(130) from None

@@ -1,30 +1,31 @@
-"""A sweep folder on disk: ``sweep.json``, ``results/part-XXXXX.parquet``, ``summary.parquet``.
+"""A sweep folder on disk: ``sweep.json``, ``manifest.jsonl``, ``results/part-XXXXX.parquet``,
+``summary.parquet``.
 
 Each part is one chunk, written to a hidden temporary name and renamed into place, so a
-reader never sees half a part (pyarrow skips names starting with ``.``). A part carries
-the spec (JSON) and its chunk number in its key-value metadata. Resuming keeps every
-finished part and runs only the missing chunks; a part that cannot be read, or that
-belongs to another spec, is refused with a message naming it.
+reader never sees half a part (pyarrow skips names starting with ``.``); its size and
+sha256 are recorded in the manifest (:mod:`.manifest`) as it is renamed. A part carries
+the spec (JSON) and its chunk number in its key-value metadata. What a reader or a resume
+does with the files is :mod:`.verify`'s and :mod:`.resume`'s.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tilesweep.pdb_store.files import atomic_write
+from tilesweep.pdb_store.files import atomic_write, remove_stale
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
+from .manifest import CorruptPartError, PartRecord, parts_digest, read_manifest, recording, sha256_bytes, write_manifest
 from .schema import CHUNK_KEY, COLUMNS, RESULT_SCHEMA, SPEC_KEY, upgrade_table
 from .spec import SweepSpec
 
-
-class CorruptPartError(TilesweepError):
-    """A results part that cannot be read or does not belong to its sweep."""
+__all__ = ["CorruptPartError"]  # raised here, defined with the manifest
 
 
 class SpecMismatchError(InvalidOptionError):
@@ -35,11 +36,11 @@ class ResultsWriteError(TilesweepError):
     """Writing a sweep's files failed on this machine (a full disk, a lost mount, ...)."""
 
 
-def _write_atomically(path: Path, write) -> None:
+def _write_atomically(path: Path, write, guard=None) -> None:
     """:func:`~tilesweep.pdb_store.files.atomic_write` (``write(handle)``); a failure raises
     :class:`ResultsWriteError` naming the file and the system's reason."""
     try:
-        atomic_write(path, write)
+        atomic_write(path, write, guard=guard)
     except (OSError, pa.ArrowException) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise ResultsWriteError(f"writing the results failed: {str(path)!r} ({reason}); parts "
@@ -74,9 +75,9 @@ def check_folder(path: str | Path, option: str, write: bool = True) -> Path:
 
 
 def open_sweep_folder(spec: SweepSpec) -> Path:
-    """Create ``OUT/NAME`` with ``sweep.json``, or check that the existing one is this spec."""
+    """Create ``OUT/NAME`` with ``sweep.json`` and its manifest, or check that the existing
+    one is this spec (call with the sweep's :class:`~.lock.SweepLock` held)."""
     folder = spec.folder
-    check_folder(folder, "--out")
     stored = folder / "sweep.json"
     if stored.is_file():
         try:
@@ -91,25 +92,59 @@ def open_sweep_folder(spec: SweepSpec) -> Path:
     else:
         results_dir(folder).mkdir(parents=True, exist_ok=True)
         _atomic_write_bytes(stored, spec.to_json().encode())
+        if read_manifest(folder) is None and not any(results_dir(folder).iterdir()):
+            write_manifest(folder, spec.name, spec.fingerprint())
     results_dir(folder).mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Delete the temporary files of killed writers of this sweep's parts, spec, run record
+    and manifest (call with the sweep's lock held: no other writer of these is alive)."""
+    remove_stale(results_dir(folder), ".part-")
+    for name in ("sweep.json", "run.json", "manifest.jsonl"):
+        remove_stale(Path(folder), f".{name}.tmp-")
 
 
 def part_metadata(spec: SweepSpec, chunk: int) -> dict[bytes, bytes]:
     return {SPEC_KEY: spec.to_json().encode(), CHUNK_KEY: str(chunk).encode()}
 
 
+def parquet_bytes(table: pa.Table) -> pa.Buffer:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def _write_recorded(folder: Path, path: Path, data: pa.Buffer, entry: dict) -> None:
+    """Write ``data`` to ``path`` atomically, ``entry`` (with the bytes' size and sha256)
+    appended to the sweep's manifest just before the rename, under its lock."""
+    entry = {**entry, "bytes": data.size, "sha256": sha256_bytes(data)}
+    _write_atomically(path, lambda handle: handle.write(data), guard=lambda: recording(folder, entry))
+
+
 def write_part(spec: SweepSpec, chunk: int, table: pa.Table) -> Path:
     """Write one chunk's rows (a table in the result schema) to ``results/part-XXXXX.parquet``
-    atomically."""
+    atomically, recording its checksum in the manifest."""
     path = results_dir(spec.folder) / part_name(chunk)
-    table = table.replace_schema_metadata(part_metadata(spec, chunk))
-    _write_atomically(path, lambda handle: pq.write_table(table, handle))
+    data = parquet_bytes(table.replace_schema_metadata(part_metadata(spec, chunk)))
+    record = PartRecord(path.name, chunk, table.num_rows, data.size, sha256_bytes(data))
+    _write_recorded(spec.folder, path, data, asdict(record))
     return path
 
 
+SUMMARY_FILE = "summary.parquet"
+
+
+def write_summary(folder: Path, table: pa.Table, records, baseline: str | None) -> None:
+    """Write ``folder/summary.parquet``, the summary of the parts ``records``, and record
+    which parts it read (:func:`~.manifest.parts_digest`) and its baseline in the manifest."""
+    entry = {"summary": SUMMARY_FILE, "parts": parts_digest(records), "baseline": baseline}
+    _write_recorded(Path(folder), Path(folder) / SUMMARY_FILE, parquet_bytes(table), entry)
+
+
 def write_table(path: Path, table: pa.Table) -> None:
-    """Write a Parquet file (e.g. ``summary.parquet``) atomically."""
+    """Write a Parquet file (e.g. a query's output) atomically."""
     _write_atomically(Path(path), lambda handle: pq.write_table(table, handle))
 
 
@@ -123,7 +158,7 @@ def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
         table = pq.read_table(path, columns=None if columns is None else present)
     except (pa.ArrowException, OSError) as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
-                               "delete it and rerun the sweep to recompute its chunk") from None
+                               "rerun the sweep, which moves it aside and recomputes its chunk") from None
     if columns is not None:  # columns added after the part was written read as nulls
         wanted = [f for f in RESULT_SCHEMA if f.name in columns]
         return pa.table([table.column(f.name) if f.name in present else pa.nulls(table.num_rows, f.type)
@@ -131,7 +166,7 @@ def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
     upgraded = upgrade_table(table)
     if upgraded is None:
         raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "
-                               "schema; delete it and rerun the sweep")
+                               "schema; rerun the sweep, which moves it aside and recomputes its chunk")
     return upgraded
 
 
@@ -144,10 +179,10 @@ def read_footer(path: Path) -> pq.FileMetaData:
         schema = footer.schema.to_arrow_schema()
     except (pa.ArrowException, OSError) as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
-                               "delete it and rerun the sweep to recompute its chunk") from None
+                               "rerun the sweep, which moves it aside and recomputes its chunk") from None
     if upgrade_table(schema.empty_table()) is None:
         raise CorruptPartError(f"results part {str(path)!r} does not have the tilesweep result "
-                               "schema; delete it and rerun the sweep")
+                               "schema; rerun the sweep, which moves it aside and recomputes its chunk")
     return footer
 
 
@@ -157,34 +192,7 @@ def has_error_rows(path: Path) -> bool:
         return "error" in pq.read_table(path, columns=["status"]).column("status").to_pylist()
     except (pa.ArrowException, OSError) as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
-                               "delete it and rerun the sweep to recompute its chunk") from None
-
-
-def finished_chunks(spec: SweepSpec, retry_errors: bool = False) -> set[int]:
-    """Chunks whose parts exist and whose footers name this spec, their chunk and the expected
-    number of rows (with ``retry_errors``: and hold no row with status ``error``, so those
-    chunks run again). Only footers are read (a rerun of a finished million-instance sweep
-    reads no rows); a part whose rows are damaged behind a sound footer is named when the
-    rows are read (summary, query)."""
-    done, fingerprints = set(), {}
-    for path in sorted(results_dir(spec.folder).glob("part-*.parquet")):
-        footer = read_footer(path)
-        meta = footer.metadata or {}
-        chunk = int(meta.get(CHUNK_KEY, b"-1"))
-        stored = meta.get(SPEC_KEY)
-        if stored is not None and stored not in fingerprints:
-            fingerprints[stored] = SweepSpec.from_json(stored).fingerprint()
-        if stored is None or fingerprints[stored] != spec.fingerprint():
-            raise CorruptPartError(f"results part {str(path)!r} belongs to another spec; delete it and rerun")
-        lo = chunk * spec.chunk_size
-        expected = (min(spec.count, lo + spec.chunk_size) - lo) * len(spec.combos)
-        if path.name != part_name(chunk) or footer.num_rows != expected:
-            raise CorruptPartError(f"results part {str(path)!r} holds {footer.num_rows} rows of chunk "
-                                   f"{chunk}; expected {expected}; delete it and rerun")
-        if retry_errors and has_error_rows(path):
-            continue
-        done.add(chunk)
-    return done
+                               "rerun the sweep, which moves it aside and recomputes its chunk") from None
 
 
 def write_json(path: Path, data) -> None:

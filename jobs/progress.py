@@ -1,9 +1,10 @@
 """What a sweep folder holds right now: its spec, parts written, rows and status counts.
 
-Read-only: a sweep that is still running (on a local cluster or on any scheduler) writes
-each part under a hidden temporary name and renames it into place, so counting the
-``part-*.parquet`` files at any moment gives the chunks finished so far. Row counts come
-from the Parquet footers; status counts read only the ``status`` column, once per part
+Read-only: a sweep that is still running (on a local cluster or on any scheduler) records
+each part in its manifest as it renames it into place, so the recorded parts present at
+any moment are the chunks finished so far. The parts are checked against the manifest
+(:func:`~.verify.verify_sweep`; by name and size only, unless ``hashing``), and a problem
+is the state's ``problem``. Status counts read only the ``status`` column, once per part
 version (a part never changes after its rename).
 """
 
@@ -19,9 +20,10 @@ import pyarrow.parquet as pq
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
-from .parts import CorruptPartError, results_dir
+from .parts import CorruptPartError
 from .schema import STATUSES
 from .spec import SweepSpec
+from .verify import Verified, verify_sweep
 
 SPEC_FILE = "sweep.json"
 
@@ -38,6 +40,7 @@ class SweepState:
     statuses: dict[str, int] = field(default_factory=dict)
     updated: float = 0.0
     problem: str | None = None
+    verified: Verified | None = field(default=None, repr=False)
 
     @property
     def chunks(self) -> int | None:
@@ -59,7 +62,7 @@ def _part_counts(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, int], 
         column = pq.read_table(path, columns=["status"]).column("status").to_pylist()
     except (pa.ArrowException, OSError, KeyError) as err:
         raise CorruptPartError(f"results part {path!r} cannot be read ({err}); "
-                               "delete it and rerun the sweep to recompute its chunk") from None
+                               "rerun the sweep, which moves it aside and recomputes its chunk") from None
     return tuple(Counter(column).items())
 
 
@@ -70,8 +73,9 @@ def order_statuses(counts: Counter) -> dict[str, int]:
     return ordered
 
 
-def sweep_state(folder: str | Path) -> SweepState:
-    """The state of the sweep in ``folder`` (``OUT/NAME``); a folder without a spec is refused."""
+def sweep_state(folder: str | Path, hashing: bool = False) -> SweepState:
+    """The state of the sweep in ``folder`` (``OUT/NAME``); a folder without a spec is refused.
+    With ``hashing``, every part's sha256 is checked too (``verified`` holds the parts then)."""
     folder = Path(folder)
     spec_path = folder / SPEC_FILE
     if not spec_path.is_file():
@@ -80,6 +84,7 @@ def sweep_state(folder: str | Path) -> SweepState:
     state = SweepState(folder.name, folder, updated=spec_path.stat().st_mtime)
     try:
         state.spec = SweepSpec.from_json(spec_path.read_text())
+        state.verified = verify_sweep(folder, hashing)
         _count_parts(state)
     except (ValueError, TypeError, KeyError, TilesweepError) as err:
         state.problem = str(err) if isinstance(err, TilesweepError) else f"{str(spec_path)!r} is not a tilesweep spec ({err})"
@@ -88,7 +93,7 @@ def sweep_state(folder: str | Path) -> SweepState:
 
 def _count_parts(state: SweepState) -> None:
     counts: Counter = Counter()
-    for path in sorted(results_dir(state.folder).glob("part-*.parquet")):
+    for path in state.verified.paths:
         stat = path.stat()
         part = dict(_part_counts(str(path), stat.st_mtime_ns, stat.st_size))
         counts.update(part)

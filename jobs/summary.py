@@ -69,9 +69,10 @@ def _literal(text) -> str:
 
 def _rows_view(con: duckdb.DuckDBPyConnection, rows) -> None:
     """View ``rows`` with the used columns and ``_order`` (the rows' order, for first-seen
-    group order): a DataFrame, or the parts under a results path read in place."""
-    if isinstance(rows, (str, Path)):
-        paths = part_paths(rows)
+    group order): a DataFrame, or parts read in place (those under a results path,
+    verified here, or a list of verified parts)."""
+    if not isinstance(rows, pd.DataFrame):
+        paths = part_paths(rows) if isinstance(rows, (str, Path)) else list(rows)
         # a truncated or foreign part is named before DuckDB reads; parts from before the
         # pruning column pruned parents
         names = {n for path in paths for n in read_footer(path).schema.to_arrow_schema().names}
@@ -95,16 +96,17 @@ def _frame(con, query: str, **params) -> pd.DataFrame:
         return con.execute(query, params or None).df()
     except duckdb.Error as err:
         first = str(err).strip().splitlines()[0]
-        raise CorruptPartError(f"results cannot be read: {first}; delete the part it names and rerun "
-                               "the sweep to recompute its chunk") from None
+        raise CorruptPartError(f"results cannot be read: {first}; rerun the sweep, which moves the part it "
+                               "names aside and recomputes its chunk") from None
 
 
-def summarize(rows: pd.DataFrame | str | Path, baseline: str | None = None) -> pd.DataFrame:
+def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None = None) -> pd.DataFrame:
     """One row per (size, algorithm, heuristic, pruning) in first-seen order (the pruning
     column last); see the module doc.
 
-    ``rows``: result rows (a DataFrame), or a results path as :func:`~.results.part_paths`
-    takes (a sweep folder, its ``results/``, a part or a folder of sweeps).
+    ``rows``: result rows (a DataFrame), a results path as :func:`~.results.part_paths`
+    takes (a sweep folder, its ``results/``, a part or a folder of sweeps; its parts are
+    verified), or a list of parts already verified (:attr:`~.verify.Verified.paths`).
     """
     con = duckdb.connect()
     _rows_view(con, rows)

@@ -1,6 +1,7 @@
 """A sweep's plan (instances, chunks, what is already done) and its in-process runner.
 
-:func:`prepare` opens (or checks) the sweep folder and lists the chunks still to run;
+:func:`prepare` takes the sweep's lock, opens (or checks) the sweep folder, keeps the parts
+that match the manifest (moving anything else aside) and lists the chunks still to run;
 :mod:`cluster` runs them on Dask, :func:`run_local` runs them in this process (the
 benchmark's reference loop and a debugging aid). :func:`finish` writes ``summary.parquet``.
 """
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .parts import finished_chunks, open_sweep_folder, write_part, write_table
+from .lock import SweepLock
+from .parts import check_folder, open_sweep_folder, remove_leftovers, write_part, write_summary
+from .resume import done_chunks, repair
 from .spec import SweepSpec
+from .verify import verify_sweep
 from .work import ChunkJob, chunk_jobs, solve_chunk_table
 
 
@@ -24,6 +28,20 @@ class Plan:
     spec: SweepSpec
     jobs: list[ChunkJob]
     done: set[int] = field(default_factory=set)
+    lock: SweepLock | None = field(default=None, repr=False)
+    moved: list[tuple[Path, Path, str]] = field(default_factory=list)  # files moved aside: (from, to, why)
+    adopted: int = 0  # parts written before manifests, recorded now
+
+    def release(self) -> None:
+        """Let another run of the sweep start (the lock also goes when this plan is collected)."""
+        if self.lock is not None:
+            self.lock.release()
+
+    def __enter__(self) -> "Plan":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
     @property
     def pending(self) -> list[ChunkJob]:
@@ -38,12 +56,21 @@ class Plan:
 
 
 def prepare(spec: SweepSpec, retry_errors: bool = False) -> Plan:
-    """Open the sweep folder, plan the chunks (index ranges: the tasks make their
-    instances), and find the finished chunks from the parts' footers (with
-    ``retry_errors``, chunks whose parts hold ``error`` rows run again)."""
-    open_sweep_folder(spec)
-    plan = Plan(spec, chunk_jobs(spec))
-    plan.done = finished_chunks(spec, retry_errors)
+    """Lock and open the sweep folder, plan the chunks (index ranges: the tasks make their
+    instances), and find the finished chunks: the parts that match the manifest (with
+    ``retry_errors``, chunks whose parts hold ``error`` rows run again). The plan holds the
+    sweep's lock (:class:`~.lock.SweepBusyError` if another run holds it) until released."""
+    check_folder(spec.folder, "--out")
+    lock = SweepLock(spec.folder, spec.name)
+    try:
+        open_sweep_folder(spec)
+        remove_leftovers(spec.folder)
+        repaired = repair(spec)
+        plan = Plan(spec, chunk_jobs(spec), lock=lock, moved=repaired.moved, adopted=repaired.adopted)
+        plan.done = done_chunks(spec, repaired.kept, retry_errors)
+    except BaseException:
+        lock.release()
+        raise
     return plan
 
 
@@ -57,9 +84,11 @@ def run_local(plan: Plan, tables_for=lambda name: (), on_part=None) -> None:
 
 
 def finish(spec: SweepSpec, baseline: str | None = None):
-    """Summarise every row of the sweep and write ``summary.parquet``; return the summary."""
+    """Summarise every row of the sweep (its parts verified again) and write
+    ``summary.parquet``; return the summary."""
     from .summary import summarize  # pandas and DuckDB: imported while a cluster runs (commands/sweep.py)
 
-    summary = summarize(spec.folder, baseline)
-    write_table(Path(spec.folder) / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
+    verified = verify_sweep(spec.folder)
+    summary = summarize(verified.paths, baseline)
+    write_summary(spec.folder, pa.Table.from_pandas(summary, preserve_index=False), verified.records, baseline)
     return summary

@@ -38,7 +38,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644) -> None:
+def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644, guard=None) -> None:
     """Write ``path`` atomically: ``write(file)`` into a temporary sibling, fsync, rename.
 
     The one atomic writer of the package (tables, the manifest, a sweep's parts, spec and
@@ -58,6 +58,9 @@ def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644
         Start of the temporary file's name (a builder cleans up its own leftovers by it).
     mode : int
         Permissions of the new file (the store's tables are read-only, ``0o444``).
+    guard : callable, optional
+        ``guard()`` gives a context manager held around the rename (a sweep's parts record
+        their checksum in its manifest and rename under its lock).
     """
     path = Path(path)
     if prefix is None:
@@ -69,7 +72,8 @@ def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
-        os.replace(temp, path)
+        with guard() if guard is not None else contextlib.nullcontext():
+            os.replace(temp, path)
         fsync_dir(path.parent)
     finally:
         temp.unlink(missing_ok=True)

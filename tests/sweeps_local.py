@@ -10,11 +10,11 @@ def local_sweep(out, name, baseline=None, store=None, **options):
     """Run a sweep of ``options`` (CLI option names) in-process; return its folder.
     ``pdb:`` heuristics read (and build once) their tables in ``store``."""
     spec, _ = build_spec({**options, "out": str(out), "name": name}, workers=1)
-    plan = prepare(spec)
-    record_run(spec.folder, "in-process (tests)", 1)
-    _, tables = open_tables(store, spec.heuristics, spec.size, spec.goal_tuple, build=True) if store else (None, {})
-    run_local(plan, tables_for=lambda h: tables.get(h, ()))
-    finish(spec, baseline)
+    with prepare(spec) as plan:
+        record_run(spec.folder, "in-process (tests)", 1)
+        _, tables = open_tables(store, spec.heuristics, spec.size, spec.goal_tuple, build=True) if store else (None, {})
+        run_local(plan, tables_for=lambda h: tables.get(h, ()))
+        finish(spec, baseline)
     return spec.folder
 
 

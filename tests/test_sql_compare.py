@@ -1,6 +1,7 @@
 """``tilesweep sql`` (DuckDB over the Parquet in place) and ``tilesweep compare``, on real
 sweeps run in this process, and on a copy whose Parquet was altered on purpose."""
 
+import dataclasses
 import json
 import shutil
 
@@ -11,9 +12,11 @@ from typer.testing import CliRunner
 
 from sweeps_local import local_sweep
 from tilesweep.cli import app
+from tilesweep.jobs.parts import write_part
 from tilesweep.jobs.report.compare import compare, load_pairs_side, parse_threshold, ratio_interval
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.results import load_results
+from tilesweep.jobs.spec import SweepSpec
 from tilesweep.jobs.summary import summarize
 from tilesweep.solver.errors import InvalidOptionError
 
@@ -121,12 +124,15 @@ def test_compare_of_sweeps_that_pair_no_row_is_bad_input(sweeps, tmp_path, chang
 
 
 def _altered_copy(folder, target, edit):
-    shutil.copytree(folder, target)
-    for part in sorted((target / "results").glob("part-*.parquet")):
+    """A copy of the sweep ``folder`` (under ``target``, same name) whose rows ``edit`` changed,
+    written as tilesweep writes parts (so they verify)."""
+    shutil.copytree(folder, target / folder.name)
+    spec = dataclasses.replace(SweepSpec.from_json((folder / "sweep.json").read_text()), out=str(target))
+    for part in sorted((spec.folder / "results").glob("part-*.parquet")):
         table = pq.read_table(part)
         frame = edit(table.to_pandas())
-        pq.write_table(table.from_pandas(frame, schema=table.schema, preserve_index=False), part)
-    return target
+        write_part(spec, int(part.stem.split("-")[1]), table.from_pandas(frame, schema=table.schema, preserve_index=False))
+    return spec.folder
 
 
 def test_compare_lists_altered_nodes_and_exits_1_on_a_cost_difference(sweeps, tmp_path):

@@ -46,12 +46,13 @@ def _files(folder: Path) -> list[dict]:
 
 def detail(folder: Path, baseline: str | None = None) -> dict:
     """A sweep's state, its summary (as ``tilesweep summary --format json`` gives it, computed
-    from the parts present now, not written), its files and its report, if any."""
-    state = sweep_state(folder)
+    from the parts present now, each checked against the manifest, not written), its files
+    and its report, if any."""
+    state = sweep_state(folder, hashing=True)
     out = state_dict(state)
     out["summary"] = []
     if state.parts and state.problem is None:
-        out["summary"] = json.loads(format_summary(summarize(folder, baseline), "json"))
+        out["summary"] = json.loads(format_summary(summarize(state.verified.paths, baseline), "json"))
     out["files"] = _files(folder)
     out["report"] = f"/files/{folder.name}/{REPORT_FILE}" if (folder / REPORT_FILE).is_file() else None
     out["heuristics"] = list(state.spec.heuristics) if state.spec else []

@@ -59,9 +59,8 @@ def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, 
                     "change_count": len(result.changes)}
 
 
-def default_out(paths: list[str]) -> Path:
-    """``SWEEP/report.html`` for one sweep folder, else ``report.html`` here."""
-    sweeps = open_sweeps(paths)
+def default_out(sweeps) -> Path:
+    """``SWEEP/report.html`` for one sweep, else ``report.html`` here."""
     return sweeps[0].folder / "report.html" if len(sweeps) == 1 else Path("report.html")
 
 
@@ -84,7 +83,7 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
                "has_iterations": has_iterations, "iteration_count": plots.ITERATION_INSTANCES,
                "comparison": compare_ctx, "table_note": table_note}
     html = render(data, figures, context)
-    path = Path(out) if out else default_out(paths)
+    path = Path(out) if out else default_out(sweeps)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
     return Report(path, data, figures, comparison, len(html.encode()))

@@ -112,7 +112,7 @@ def _summary(data: ReportData) -> pd.DataFrame:
     frames = []
     by_sweep = "sweep" in data.config_keys or len(data.sweeps) == 1
     for source in (data.sweeps if by_sweep else [None]):
-        frame = summarize(str(source.folder)) if source is not None else summarize(data.rows)
+        frame = summarize(list(source.parts)) if source is not None else summarize(data.rows)
         rows = data.rows if source is None else data.rows[data.rows["sweep"] == source.name]
         first = rows.drop_duplicates(CONFIG).astype({"algorithm": str, "heuristic": str, "pruning": str})
         first = first.set_index(CONFIG)["config"]

@@ -1,5 +1,6 @@
 """Finished sweeps named on the command line: a sweep folder (``OUT/NAME`` with
-``sweep.json`` and ``results/``), its ``results/`` folder, or a folder of sweep folders."""
+``sweep.json`` and ``results/``), its ``results/`` folder, or a folder of sweep folders;
+each sweep's parts verified against its manifest (:mod:`..verify`)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ from pathlib import Path
 
 from tilesweep.solver.errors import InvalidOptionError
 
+from ..verify import Verified, verify_sweep
+
 
 @dataclass(frozen=True)
 class Sweep:
-    """One sweep folder: its spec (``sweep.json``), run record (``run.json``) and parts."""
+    """One sweep folder: its spec (``sweep.json``), run record (``run.json``) and verified parts."""
 
     folder: Path
     spec: dict
     parts: tuple[Path, ...]
     run: dict
+    verified: Verified
 
     @property
     def name(self) -> str:
@@ -44,12 +48,13 @@ def open_sweep(folder: Path) -> Sweep:
     if folder.name == "results" and (folder.parent / "sweep.json").is_file():
         folder = folder.parent
     spec = _read_json(folder / "sweep.json", "sweep spec")
-    parts = tuple(sorted((folder / "results").glob("part-*.parquet")))
+    verified = verify_sweep(folder)
+    parts = tuple(verified.paths)
     if not parts:
         raise InvalidOptionError(f"sweep {str(folder)!r} holds no results/part-*.parquet yet; "
                                  "run (or resume) the sweep first")
     run = _read_json(folder / "run.json", "run record") if (folder / "run.json").is_file() else {}
-    return Sweep(folder, spec, parts, run)
+    return Sweep(folder, spec, parts, run, verified)
 
 
 def open_sweeps(paths) -> list[Sweep]:
