@@ -3,7 +3,7 @@
 The million rows are synthetic: a real sweep's rows (default: the README's main job,
 40,000 rows) repeated as further instances (instance i of copy k becomes
 k * count + i) until there are --rows of them, written as Parquet parts with the result
-schema, a ``sweep.json`` and a ``summary.parquet``. The report then runs in a
+schema (recorded in its manifest), a ``sweep.json`` and a ``summary.parquet``. The report then runs in a
 subprocess under ``/usr/bin/time``; ``tilesweep summary`` on the same folder is timed
 beside it as a yardstick (the machine is shared and its speed drifts).
 
@@ -13,7 +13,6 @@ beside it as a yardstick (the machine is shared and its speed drifts).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -21,34 +20,41 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 PART_ROWS = 50_000
 
 
 def synthesise(source: Path, rows: int, folder: Path) -> int:
-    """Write ``folder`` (a sweep of ``rows`` rows) from the rows of ``source``; return its count."""
+    """Write ``folder`` (a sweep of ``rows`` rows) from the rows of ``source``; return its count.
+    Parts and summary go through the library's writers, so the manifest records them."""
     sys.path.insert(0, str(ROOT.parent))
+    from dataclasses import replace
+
+    from tilesweep.jobs.manifest import write_manifest
+    from tilesweep.jobs.parts import write_part, write_summary
     from tilesweep.jobs.results import load_table
+    from tilesweep.jobs.spec import SweepSpec
     from tilesweep.jobs.summary import summarize
+    from tilesweep.jobs.verify import verify_sweep
 
     base = load_table(source)
-    spec = json.loads((source / "sweep.json").read_text())
-    count = spec["count"]
+    spec = SweepSpec.from_json((source / "sweep.json").read_text())
     copies = -(-rows // base.num_rows)
+    spec = replace(spec, name=folder.name, out=str(folder.parent), count=spec.count * copies)
     (folder / "results").mkdir(parents=True, exist_ok=True)
+    (folder / "sweep.json").write_text(spec.to_json())
+    write_manifest(folder, spec.name, spec.fingerprint())
     tables = []
     for k in range(copies):
         table = base.set_column(base.schema.get_field_index("instance"), "instance",
-                                pc.add(base["instance"], k * count))
+                                pc.add(base["instance"], k * (spec.count // copies)))
         tables.append(table.set_column(0, "sweep", pa.array([folder.name] * table.num_rows)))
     every = pa.concat_tables(tables).slice(0, rows)
     for i, start in enumerate(range(0, every.num_rows, PART_ROWS)):
-        pq.write_table(every.slice(start, PART_ROWS), folder / "results" / f"part-{i:05d}.parquet")
-    spec.update(name=folder.name, count=count * copies, fingerprint="synthetic")
-    (folder / "sweep.json").write_text(json.dumps(spec, indent=2))
-    pq.write_table(pa.Table.from_pandas(summarize(every.to_pandas()), preserve_index=False), folder / "summary.parquet")
+        write_part(spec, i, every.slice(start, PART_ROWS))
+    summary = pa.Table.from_pandas(summarize(every.to_pandas()), preserve_index=False)
+    write_summary(folder, summary, verify_sweep(folder).records, None)
     return every.num_rows
 
 

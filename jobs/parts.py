@@ -28,6 +28,11 @@ from .spec import SweepSpec
 __all__ = ["CorruptPartError"]  # raised here, defined with the manifest
 
 
+# What reading a damaged Parquet file raises: Arrow's errors, the system's, and a
+# UnicodeDecodeError (a ValueError) from a changed byte in a column name of the footer
+UNREADABLE = (pa.ArrowException, OSError, ValueError)
+
+
 class SpecMismatchError(InvalidOptionError):
     """A sweep folder that already holds a different spec."""
 
@@ -156,7 +161,7 @@ def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
         present = [c for c in COLUMNS if c in columns and c in footer.schema.names]
     try:
         table = pq.read_table(path, columns=None if columns is None else present)
-    except (pa.ArrowException, OSError) as err:
+    except UNREADABLE as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
                                "rerun the sweep, which moves it aside and recomputes its chunk") from None
     if columns is not None:  # columns added after the part was written read as nulls
@@ -177,7 +182,7 @@ def read_footer(path: Path) -> pq.FileMetaData:
     try:
         footer = pq.read_metadata(path)
         schema = footer.schema.to_arrow_schema()
-    except (pa.ArrowException, OSError) as err:
+    except UNREADABLE as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
                                "rerun the sweep, which moves it aside and recomputes its chunk") from None
     if upgrade_table(schema.empty_table()) is None:
@@ -190,7 +195,7 @@ def has_error_rows(path: Path) -> bool:
     """Whether a part holds a row with status ``error`` (reads that one column)."""
     try:
         return "error" in pq.read_table(path, columns=["status"]).column("status").to_pylist()
-    except (pa.ArrowException, OSError) as err:
+    except UNREADABLE as err:
         raise CorruptPartError(f"results part {str(path)!r} cannot be read ({err}); "
                                "rerun the sweep, which moves it aside and recomputes its chunk") from None
 

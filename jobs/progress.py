@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
-from .parts import CorruptPartError
+from .parts import UNREADABLE, CorruptPartError
 from .schema import STATUSES
 from .spec import SweepSpec
 from .verify import Verified, verify_sweep
@@ -60,7 +59,7 @@ def _part_counts(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, int], 
     """Status counts of one part version (keyed by its mtime and size)."""
     try:
         column = pq.read_table(path, columns=["status"]).column("status").to_pylist()
-    except (pa.ArrowException, OSError, KeyError) as err:
+    except (*UNREADABLE, KeyError) as err:
         raise CorruptPartError(f"results part {path!r} cannot be read ({err}); "
                                "rerun the sweep, which moves it aside and recomputes its chunk") from None
     return tuple(Counter(column).items())

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .manifest import CorruptPartError, PartRecord, sha256_bytes, write_manifest
-from .parts import has_error_rows, part_name, read_footer, results_dir
+from .parts import UNREADABLE, has_error_rows, part_name, read_footer, results_dir
 from .schema import CHUNK_KEY
 from .spec import SweepSpec
 from .verify import PART_NAME, Problem, check, header_line, snapshot, stored_spec
@@ -60,7 +60,7 @@ def _adoptable(spec: SweepSpec, path: Path) -> tuple[PartRecord | None, str]:
         meta = read_footer(path).metadata or {}
         data = path.read_bytes()
         rows = pq.read_table(pa.BufferReader(data)).num_rows  # decodes every page
-    except (CorruptPartError, pa.ArrowException, OSError) as err:
+    except (CorruptPartError, *UNREADABLE) as err:
         return None, f"cannot be read ({str(err).splitlines()[0] if str(err) else type(err).__name__})"
     stored = stored_spec(meta)
     if stored is None or stored.fingerprint() != spec.fingerprint():
