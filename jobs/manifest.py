@@ -105,6 +105,9 @@ def locked(folder: Path, exclusive: bool):
     except FileNotFoundError:
         yield None
         return
+    except OSError as err:
+        raise CorruptPartError(f"{str(manifest_path(folder))!r} cannot be opened ({err.strerror or err}); "
+                               "check its permissions") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield fd

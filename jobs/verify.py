@@ -126,6 +126,14 @@ def _damaged(path: Path, record: PartRecord, fingerprint: str, size: int) -> Pro
     return Problem(path, "is altered (its sha256 differs from the one recorded when it was written)")
 
 
+def _sha256(path: Path) -> str | None:
+    """The file's sha256, or None when it cannot be read."""
+    try:
+        return sha256_file(path)
+    except OSError:
+        return None
+
+
 def check(folder: Path, spec: SweepSpec, manifest: Manifest, listing: dict[str, int | None],
           hashing: bool = True) -> tuple[list[PartRecord], list[Problem]]:
     """The recorded parts that match and the problems, from the manifest and ``listing``
@@ -139,8 +147,11 @@ def check(folder: Path, spec: SweepSpec, manifest: Manifest, listing: dict[str, 
             problems.append(_unrecorded(path, fingerprint))
         elif size == -1:
             problems.append(Problem(path, "is missing"))
-        elif size != record.bytes or (hashing and sha256_file(path) != record.sha256):
+        elif size != record.bytes:
             problems.append(_damaged(path, record, fingerprint, size))
+        elif hashing and (digest := _sha256(path)) != record.sha256:
+            problems.append(_damaged(path, record, fingerprint, size) if digest else
+                            Problem(path, "cannot be read (check its permissions)"))
         else:
             good.append(record)
     return good, problems
@@ -153,9 +164,13 @@ def snapshot(folder: Path) -> tuple[Manifest | None, dict[str, int | None]]:
         manifest = read_manifest(folder)
         listing = {}
         results = results_dir(folder)
-        for entry in (results.iterdir() if results.is_dir() else ()):
-            if not entry.name.startswith((".", "_")):  # hidden: temporary files, as pyarrow skips them
-                listing[entry.name] = None if entry.is_dir() else entry.stat().st_size
+        try:
+            for entry in (results.iterdir() if results.is_dir() else ()):
+                if not entry.name.startswith((".", "_")):  # hidden: temporary files, as pyarrow skips them
+                    listing[entry.name] = None if entry.is_dir() else entry.stat().st_size
+        except OSError as err:
+            raise CorruptPartError(f"{str(results)!r} cannot be listed ({err.strerror or err}); "
+                                   "check its permissions") from None
     return manifest, listing
 
 
