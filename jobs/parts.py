@@ -25,9 +25,6 @@ from .manifest import CorruptPartError, PartRecord, parts_digest, read_manifest,
 from .schema import CHUNK_KEY, COLUMNS, RESULT_SCHEMA, SPEC_KEY, upgrade_table
 from .spec import SweepSpec
 
-__all__ = ["CorruptPartError"]  # raised here, defined with the manifest
-
-
 # What reading a damaged Parquet file raises: Arrow's errors, the system's, and a
 # UnicodeDecodeError (a ValueError) from a changed byte in a column name of the footer
 UNREADABLE = (pa.ArrowException, OSError, ValueError)
