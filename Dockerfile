@@ -50,10 +50,10 @@ USER tilesweep
 WORKDIR /home/tilesweep
 
 # Compile the common searches' kernels into numba's on-disk cache, so a worker's first task
-# loads them in seconds (compiling took minutes on a busy machine). Also a smoke test: every
-# dependency imports.
-RUN python -c "from tilesweep.cluster.plugin import warm_kernels; from tilesweep.solver.board import goal_tiles; \
-warm_kernels(3, goal_tiles('blank-last', 3), [(a, h) for a in ('idastar', 'astar') for h in ('manhattan', 'linear-conflict', 'misplaced')], {})" \
+# loads them in seconds (compiling took minutes on a busy machine); `tilesweep warm` with
+# no option compiles every kernel. Also a smoke test: every dependency imports.
+RUN tilesweep warm --size 3 --size 4 --algorithm idastar --algorithm astar \
+        --heuristic manhattan --heuristic linear-conflict --heuristic misplaced \
  && tilesweep solve "1 2 3 4 5 6 7 0 8" --json > /dev/null
 
 EXPOSE 8786 8787

@@ -20,7 +20,10 @@ from distributed.utils import get_mp_context
 
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
+from . import forkwarm
+
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+FORK_WARM = forkwarm.__name__  # imported by the fork server, after Dask's modules
 
 # Background work the embedded cluster's processes skip, because each wake-up takes a
 # worker's GIL or a core from the solves (2 workers on 2 cores leave no core spare).
@@ -39,14 +42,24 @@ EMBEDDED_CONFIG = {
 }
 
 
-def start_fork_server() -> None:
+def start_fork_server(warm: str | None = None) -> None:
     """Start the embedded cluster's fork server now, in the background: it imports Dask,
-    NumPy and pandas (about a second) on the other core while this process plans the
-    work, instead of when the cluster starts."""
+    NumPy, pandas and tilesweep's kernels (a second or two) on the other core while this
+    process plans the work, instead of when the cluster starts.
+
+    ``warm`` (:func:`.forkwarm.request`) also has it compile a sweep's kernels, or load
+    them from numba's cache, before it forks the workers: they start with them in memory.
+    """
     def start():
         with dask.config.set(EMBEDDED_CONFIG):
-            get_mp_context()  # sets what the server imports
-        multiprocessing.forkserver.ensure_running()
+            context = get_mp_context()  # sets what the server imports: Dask's list
+        context.set_forkserver_preload([*multiprocessing.forkserver._forkserver._preload_modules, FORK_WARM])
+        if warm is not None:
+            os.environ[forkwarm.ENV] = warm  # inherited by the server alone: removed once it started
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            os.environ.pop(forkwarm.ENV, None)
     threading.Thread(target=start, daemon=True).start()
 
 

@@ -9,28 +9,13 @@ import threading
 from distributed import WorkerPlugin
 
 import tilesweep
-from tilesweep.solver.batch import solve_boards
+from tilesweep.jobs.kernels import warm_sweep_kernels
 from tilesweep.solver.errors import TilesweepError
-from tilesweep.solver.heuristics import parse_heuristic
-from tilesweep.solver.search import near_goal
 
+from .compiling import report_kernels, reported_compiles
 from .malloc import relax_heap_trimming
 from .share import pull_missing
 from .tables import open_tables, read_automaton
-
-
-def warm_kernels(size: int, goal: tuple[int, ...], combos, tables: dict, prune: str = "parent") -> None:
-    """Solve a one-move board with every (algorithm, heuristic) as a chunk solves its
-    boards (:func:`solve_boards`), so the kernels the chunks call are compiled or loaded
-    and no other."""
-    board = near_goal(tuple(goal), size)[None, :]
-    for algorithm, heuristic in combos:
-        try:
-            spec = parse_heuristic("manhattan" if heuristic == "none" else heuristic, size, tuple(goal))
-            solve_boards(board, size, tuple(goal), algorithm, spec, tables.get(heuristic, ()), max_nodes=1000,
-                         prune=prune)
-        except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
-            continue
 
 
 class VersionMismatchError(TilesweepError):
@@ -71,7 +56,7 @@ class SweepPlugin(WorkerPlugin):
     """
 
     def __init__(self, name: str, store: str | None, size: int, goal: tuple[int, ...], combos,
-                 sources: dict | None = None, prune: str = "parent"):
+                 sources: dict | None = None, prune: str = "parent", instances: str | None = None):
         self.name = name
         self.store = store
         self.size = size
@@ -79,6 +64,7 @@ class SweepPlugin(WorkerPlugin):
         self.combos = tuple(combos)
         self.sources = dict(sources or {})   # file -> (manifest entry, workers holding it)
         self.prune = prune
+        self.instances = instances
         self.handle = None
         self.tables: dict = {}
         self.version = tilesweep.__version__
@@ -103,7 +89,9 @@ class SweepPlugin(WorkerPlugin):
                 pull_missing(self.store, self.sources)
                 self.handle, self.tables = open_tables(self.store, heuristics, self.size, self.goal)
                 read_automaton(self.store, self.prune, self.size)
-            warm_kernels(self.size, self.goal, self.combos, self.tables, self.prune)
+            with reported_compiles():
+                warm_sweep_kernels(self.size, self.goal, self.combos, self.prune, self.instances,
+                                   on_wait=lambda: report_kernels("waiting"))
             self.prepared = True
 
     def teardown(self, worker) -> None:

@@ -28,6 +28,7 @@ from tilesweep.pdb_store import BuildProgress
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.errors import TilesweepError
 
+from .compiling import KERNELS_TOPIC, reported_compiles
 from .connect import ClusterError
 from .memory import default_budget
 from .plugin import SweepPlugin, VersionPlugin
@@ -38,11 +39,17 @@ if TYPE_CHECKING:  # the plan's module imports the summary's pandas and DuckDB, 
     from tilesweep.jobs.sweep import Plan
 
 RETRIES = 2
+TASK_SECONDS = "tilesweep.task_seconds"
 
 
 @dataclass
 class Progress:
-    """What the progress callback receives after each part."""
+    """What the progress callback receives after each part.
+
+    The pace is measured on the tasks alone (``measured_solves`` in ``measured_seconds`` of
+    task time, :func:`run_chunk`), never on the wall clock since the start, which holds
+    the workers' start, their tables and, on a first run, compiling the kernels.
+    """
 
     chunks_done: int
     chunks_total: int
@@ -50,6 +57,26 @@ class Progress:
     solves_total: int
     solves_new: int
     elapsed: float
+    measured_solves: int = 0
+    measured_seconds: float = 0.0
+    workers: int = 1  # tasks that run at once
+
+    @property
+    def rate(self) -> float | None:
+        """Solves a second at the measured pace, all workers together; None before a measure."""
+        if not self.measured_solves or self.measured_seconds <= 0:
+            return None
+        return self.measured_solves / self.measured_seconds * self.workers
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the measured pace (the chunks left share the workers); None before
+        a measure."""
+        if self.rate is None:
+            return None
+        chunks_left = self.chunks_total - self.chunks_done
+        at_once = max(1, min(self.workers, chunks_left))
+        return (self.solves_total - self.solves_done) / (self.rate / self.workers * at_once)
 
 
 def chunk_key(plan: Plan, chunk: int) -> str:
@@ -65,13 +92,26 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
 
     The rows travel as an Arrow table, built here: it pickles as a few column buffers,
     where a list of row dicts cost the worker and this client ~50 us of serialisation
-    per row (measured: a fifth of the wall time of short 8-puzzle solves).
+    per row (measured: a fifth of the wall time of short 8-puzzle solves). Its schema
+    metadata carries the task's seconds (:data:`TASK_SECONDS`) without the worker's setup
+    and any compiling: the pace the client's ETA is taken from.
     """
     handle = get_worker().plugins.get(plugin)
-    if handle is None:
-        return solve_chunk_table(job, lambda name: (), memory_budget=default_budget)
-    handle.prepare()
-    return solve_chunk_table(job, handle.tables_for, memory_budget=default_budget)
+    tables_for = lambda name: ()  # noqa: E731
+    if handle is not None:
+        handle.prepare()
+        tables_for = handle.tables_for
+    with reported_compiles() as watch:
+        start = time.perf_counter()
+        table = solve_chunk_table(job, tables_for, memory_budget=default_budget)
+        seconds = time.perf_counter() - start - watch.seconds
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), TASK_SECONDS: str(seconds)})
+
+
+def task_seconds(table: pa.Table) -> float | None:
+    """The seconds a :func:`run_chunk` task measured for ``table``, or None (not from one)."""
+    value = (table.schema.metadata or {}).get(TASK_SECONDS.encode())
+    return None if value is None else float(value)
 
 
 def _build_progress(message: dict) -> BuildProgress:
@@ -192,6 +232,8 @@ class _Runner:
         self.start, self.total = time.perf_counter(), plan.solves()
         self.done_solves, self.new_solves = plan.solves(plan.done_jobs()), 0
         self.isolated = 0
+        self.measured_solves, self.measured_seconds = 0, 0.0
+        self.workers = max(1, sum(client.nthreads().values()))
 
     def submit(self, jobs: dict[str, ChunkJob], retries: int) -> list:
         self.jobs.update(jobs)
@@ -228,24 +270,31 @@ class _Runner:
             if len(split.tables) < len(split.job.instances) * len(split.job.combos):
                 return
             job = self.splits.pop(owner).job
-            table = pa.concat_tables([split.tables[k] for k in split.pieces(owner)])
+            # pieces that ran one by one, some on workers that died: no pace to measure
+            table = pa.concat_tables([split.tables[k] for k in split.pieces(owner)]).replace_schema_metadata(None)
         if stopped_rows(job, table):
             self.held.append((job, table))
         else:
             self.write(job, table)
 
     def write(self, job: ChunkJob, table: pa.Table) -> None:
+        seconds = task_seconds(table)
         write_part(self.plan.spec, job.chunk, table)
         self.plan.done.add(job.chunk)
         self.done_solves += table.num_rows
         self.new_solves += table.num_rows
+        if seconds is not None:
+            self.measured_solves += table.num_rows
+            self.measured_seconds += seconds
         if self.on_progress is not None:
             self.on_progress(Progress(len(self.plan.done), len(self.plan.jobs), self.done_solves, self.total,
-                                      self.new_solves, time.perf_counter() - self.start))
+                                      self.new_solves, time.perf_counter() - self.start, self.measured_solves,
+                                      self.measured_seconds, self.workers))
 
 
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
-             on_build=None, on_layer=None, parallel_above: int | None = None, solve_stopped=None) -> int:
+             on_build=None, on_layer=None, parallel_above: int | None = None, solve_stopped=None,
+             on_kernels=None) -> int:
     """Run every pending chunk of ``plan``, writing its part as each task finishes.
 
     A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
@@ -255,6 +304,8 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     ``parallel_above``: IDA* rows stop at that many nodes in their task; once every task
     is done, ``solve_stopped(job, table)`` (:func:`.parallel.solve_stopped_rows` on this
     client) solves them again by parallel IDA* and the chunk's part is written then.
+
+    ``on_kernels(event)`` hears what the workers' kernels do (:data:`.plugin.KERNELS_TOPIC`).
     """
     pending = plan.pending
     if not pending:
@@ -262,8 +313,12 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     spec = plan.spec
     check_workers_version(client)
     root, sources = prepare_tables(client, plan, store, on_build, on_layer)
+    if on_kernels is not None:
+        client.subscribe_topic(KERNELS_TOPIC, lambda event: on_kernels(event[1]))
     name = plugin_name(plan)
-    register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources, spec.prune), name)
+    instances = str(spec.instances) if spec.instances.seeded else None
+    register(client, SweepPlugin(name, root, spec.size, spec.goal_tuple, spec.combos, sources, spec.prune, instances),
+             name)
     runner = _Runner(client, plan, name, on_progress)
     try:
         runner.run({chunk_key(plan, job.chunk): replace(job, parallel_above=parallel_above) for job in pending})

@@ -14,6 +14,8 @@ from tilesweep.pdb_store import open_store, resolve_store, tables_for
 from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import parse_heuristic
 
+from .compiling import reported_compiles
+
 #: Dask event topic of the progress of table builds (see :func:`build_missing`).
 BUILD_TOPIC = "tilesweep-pdb-build"
 
@@ -56,7 +58,8 @@ def build_missing(store: str, heuristics, size: int, goal: tuple[int, ...]) -> l
     def on_layer(progress) -> None:
         get_worker().log_event(BUILD_TOPIC, progress._asdict())
 
-    handle, tables = open_tables(store, heuristics, size, goal, build=True, on_layer=on_layer)
+    with reported_compiles():
+        handle, tables = open_tables(store, heuristics, size, goal, build=True, on_layer=on_layer)
     close = getattr(handle, "close", None)
     if close is not None:
         close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import time
 from typing import Annotated
 
@@ -10,7 +9,7 @@ import typer
 
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import Command, GoalOpt, Group, StoreOpt, partitions_by_size, typed
-from tilesweep.commands.progress import BuildProgressLine
+from tilesweep.commands.progress import KERNEL_NOTICES, BuildProgressLine
 
 app = typer.Typer(cls=Group, no_args_is_help=True, help="Build, list and verify pattern databases.")
 
@@ -38,18 +37,30 @@ def pdb_build(
         check_folder(resolve_store(store), "--store")
         with open_store(store) as opened:
             for group in spec.groups:
-                before, started = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
-                progress = BuildProgressLine()
-                entry = opened.build(size, goal_t, group, on_layer=progress)
-                progress.done()
-                reused = datetime.datetime.fromisoformat(entry.built_at) < started
-                how = (f"reused: built {entry.built_at[:19].replace('T', ' ')} UTC in {entry.build_seconds:.1f} s"
-                       if reused else f"built in {time.perf_counter() - before:.1f} s")
+                entry = opened.valid_entry(size, goal_t, group)
+                if entry is not None:
+                    how = f"reused: built {entry.built_at[:19].replace('T', ' ')} UTC in {entry.build_seconds:.1f} s"
+                else:
+                    entry = _build(opened, size, goal_t, group)
+                    how = f"built in {entry.build_seconds:.1f} s"
                 typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
                            f"mean {entry.mean_value:.3f}  ({how})")
 
     run_guarded(action)
+
+
+def _build(opened, size, goal, group):
+    """Build one table with its progress on stderr; its time leaves out compiling the
+    kernels, which is said on lines of its own."""
+    from tilesweep.solver.jit import watch_compiles
+    progress = BuildProgressLine()
+    with watch_compiles(lambda: typer.echo(KERNEL_NOTICES["compiling"], err=True)) as compiling:
+        entry = opened.build(size, goal, group, on_layer=progress)
+    progress.done()
+    if compiling.compiled:
+        typer.echo(KERNEL_NOTICES["compiled"].format(seconds=compiling.seconds), err=True)
+    return entry
 
 
 def read_store(store, read):

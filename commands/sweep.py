@@ -22,7 +22,7 @@ from tilesweep.commands.options import (
     WorkersOpt,
     typed,
 )
-from tilesweep.commands.progress import BuildProgressLine, ProgressBar
+from tilesweep.commands.progress import KERNEL_NOTICES, BuildProgressLine, ProgressBar
 from tilesweep.solver.errors import InvalidOptionError
 
 # How the user invoked us, for the resume command a sweep prints; cli.py run as a script
@@ -75,13 +75,12 @@ def sweep(
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune)
 
     def setup():
-        from tilesweep.cluster.connect import scheduler_address, start_fork_server
-        if scheduler_address(scheduler) is None:
-            start_fork_server()  # for the embedded cluster
+        from tilesweep.cluster.connect import scheduler_address
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        scheduler_address(run.scheduler)  # a malformed address is bad input, before any work
+        if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
+            _start_fork_server(spec)
         _check_store(spec, run.store)
         return spec, run, prepare(spec, retry_errors)
 
@@ -107,6 +106,19 @@ def _report_repairs(plan) -> None:
     if plan.adopted:
         typer.echo(f"adopted {plan.adopted} part(s) written before part checksums were recorded: each read in "
                    "full and recorded in manifest.jsonl", err=True)
+
+
+def _start_fork_server(spec) -> None:
+    """Start the embedded cluster's fork server, compiling the sweep's kernels while this
+    process plans (a pruning automaton comes from the store: the workers compile those)."""
+    from tilesweep.cluster.connect import start_fork_server
+    from tilesweep.cluster.forkwarm import request
+    from tilesweep.solver.fsm import parse_pruning
+    warm = None
+    if parse_pruning(spec.prune, spec.size).kind == "parent":
+        instances = str(spec.instances) if spec.instances.seeded else None
+        warm = request(spec.size, spec.goal_tuple, spec.combos, instances, KERNEL_NOTICES)
+    start_fork_server(warm)
 
 
 def _check_store(spec, store) -> None:
@@ -141,9 +153,10 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
-            isolated = run_plan(client, plan, run.store, ProgressBar(), announce, BuildProgressLine(),
+            bar = ProgressBar()
+            isolated = run_plan(client, plan, run.store, bar, announce, BuildProgressLine(),
                                 run.parallel_above, partial(solve_stopped_rows, client, run.store,
-                                                            on_row=announce_parallel))
+                                                            on_row=announce_parallel), bar.kernels)
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
         if isolated:
             typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "

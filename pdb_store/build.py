@@ -12,6 +12,7 @@ import numpy as np
 
 from tilesweep.solver.errors import InvalidBoardError
 from tilesweep.solver.geometry import SIZES, neighbours
+from tilesweep.solver.jit import watch_compiles
 from tilesweep.solver.ranking import digit_weights, placement_count, rank_placement
 
 from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
@@ -96,7 +97,8 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     parallel : bool, optional
         Use all numba threads (default: for tables of ``PARALLEL_MIN_ENTRIES`` or more).
     on_layer : callable, optional
-        Called with a :class:`BuildProgress` after each layer (a few dozen times a build).
+        Called with a :class:`BuildProgress` after each layer (a few dozen times a build);
+        its seconds leave out numba compiling the kernels (a first run's first layer).
 
     Returns
     -------
@@ -123,15 +125,24 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
         parallel = count >= PARALLEL_MIN_ENTRIES
     layer = _expand_layer if parallel else _expand_layer_serial
     started, filled = time.perf_counter(), 1
-    while True:
-        found, placements = layer(cur, nxt, seen, table, depth, geometry, weights, moves)
-        if found == 0:
-            break
-        depth, filled = depth + 1, filled + int(placements)
-        if on_layer is not None:
-            on_layer(BuildProgress(group, depth, filled, count, time.perf_counter() - started))
-        if depth > MAX_DEPTH:
-            raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
-                                "a uint8 table cannot hold it")
-        cur, nxt = nxt, cur
+    with watch_compiles() as compiling:  # the first layer compiles the kernels on a first run
+        while True:
+            found, placements = layer(cur, nxt, seen, table, depth, geometry, weights, moves)
+            if found == 0:
+                break
+            depth, filled = depth + 1, filled + int(placements)
+            if on_layer is not None:
+                on_layer(BuildProgress(group, depth, filled, count, time.perf_counter() - started - compiling.seconds))
+            if depth > MAX_DEPTH:
+                raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
+                                    "a uint8 table cannot hold it")
+            cur, nxt = nxt, cur
     return table
+
+
+def warm_build(size: int) -> None:
+    """Compile, or load from numba's cache, the kernels that build ``size``'s tables: build
+    the table of one tile (``size*size`` entries) on one thread and on all of them."""
+    goal = tuple(range(1, size * size)) + (0,)
+    for parallel in (False, True):
+        build_table(size, goal, (1,), parallel=parallel)

@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import os
 import secrets
+import time
 from pathlib import Path
 
 import numpy as np
@@ -15,18 +16,34 @@ _HASH_CHUNK = 1 << 24
 
 
 @contextlib.contextmanager
-def file_lock(path: Path):
-    """Hold an exclusive ``fcntl.flock`` on ``path`` (created if absent) for the block.
+def file_lock(path: Path, on_wait=None, patience: float = 0.0):
+    """Hold an exclusive ``fcntl.flock`` on ``path`` (created if absent) for the block;
+    ``on_wait()`` runs if another process still holds it after ``patience`` seconds.
 
     The lock is released when the block ends or the process dies, so a killed builder
     never leaves a stale lock.
     """
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
+        if on_wait is not None and not _took(fd, patience):
+            on_wait()
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the last descriptor releases the lock
+
+
+def _took(fd: int, seconds: float) -> bool:
+    """Whether the lock on ``fd`` was taken within ``seconds`` (tried ten times a second)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
 
 
 def fsync_dir(path: Path) -> None:

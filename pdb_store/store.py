@@ -24,6 +24,7 @@ import numpy as np
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.fsm import Automaton
 from tilesweep.solver.heuristics import HeuristicSpec
+from tilesweep.solver.jit import watch_compiles
 
 from .automata import load_automaton, read_automaton, read_entries
 from .build import BuildProgress, build_table, check_goal_group
@@ -176,6 +177,12 @@ class PDBStore:
             remove_stale(self.root, temp_prefix(name))
             return self._build_locked(size, goal, group, name, on_layer)
 
+    def valid_entry(self, size: int, goal: Goal, group: Iterable[int]) -> TableEntry | None:
+        """The manifest entry of the stored table of ``group`` if it is there and verified
+        (:meth:`build` reuses it), else ``None``."""
+        self._check_open()
+        return self._valid_entry(size, *_normalise(size, goal, group))
+
     def _valid_entry(self, size, goal, group) -> TableEntry | None:
         """The entry of an existing, verified table, or ``None`` when it must be (re)built."""
         try:
@@ -187,11 +194,12 @@ class PDBStore:
 
     def _build_locked(self, size, goal, group, name, on_layer=None) -> TableEntry:
         """Compute, write and record a table; the caller holds its lock."""
-        started = time.perf_counter()
-        table = self._image_of(size, goal, group)
-        if table is None:
-            table = build_table(size, goal, group, on_layer=on_layer)
-        seconds = time.perf_counter() - started
+        with watch_compiles() as compiling:  # a build's time leaves out compiling its kernels
+            started = time.perf_counter()
+            table = self._image_of(size, goal, group)
+            if table is None:
+                table = build_table(size, goal, group, on_layer=on_layer)
+            seconds = time.perf_counter() - started - compiling.seconds
         path = self.root / name
         atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name), mode=0o444)
         entry = TableEntry(

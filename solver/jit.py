@@ -2,10 +2,16 @@
 
 Every numba kernel of the package is made by one of these decorators;
 ``tests/test_jit.py`` checks each compiled function of every module against
-:data:`JIT_OPTIONS`.
+:data:`JIT_OPTIONS`. :func:`watch_compiles` tells when numba compiles one (rather than
+loading it from its cache), so the time it takes is kept out of what is measured.
 """
 
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
 import numba
+from numba.core import event
 
 JIT_OPTIONS = dict(cache=True, nogil=True, boundscheck=False, error_model="numpy")
 
@@ -27,3 +33,43 @@ def inline_kernel(func):
 def parallel_kernel(func):
     """Compile ``func`` as a tilesweep numba kernel that may use ``numba.prange``."""
     return numba.njit(parallel=True, **JIT_OPTIONS)(func)
+
+
+@dataclass
+class CompileWatch(event.Listener):
+    """What numba compiled (not loaded from its cache) while installed: each outermost
+    kernel compiled, and the seconds numba held its compiler lock for them (which covers
+    saving them to the cache); ``on_first()`` runs when the first compile starts."""
+
+    on_first: object = None
+    compiled: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    _held: int = 0                # nesting of numba's compiler lock
+    _since: float = 0.0
+    _kernel: str | None = None    # what numba compiles in the current hold of its lock
+
+    def on_start(self, ev) -> None:
+        if ev.kind == "numba:compiler_lock":
+            self._since = time.perf_counter() if self._held == 0 else self._since
+            self._held += 1
+        elif self._kernel is None:
+            self._kernel = ev.data["dispatcher"].py_func.__qualname__
+            if not self.compiled and self.on_first is not None:
+                self.on_first()
+
+    def on_end(self, ev) -> None:
+        if ev.kind != "numba:compiler_lock":
+            return
+        self._held -= 1
+        if self._held == 0 and self._kernel is not None:
+            self.compiled.append(self._kernel)
+            self.seconds += time.perf_counter() - self._since
+            self._kernel = None
+
+
+@contextmanager
+def watch_compiles(on_first=None):
+    """Yield a :class:`CompileWatch` that sees numba compile kernels within the block."""
+    watch = CompileWatch(on_first)
+    with event.install_listener("numba:compiler_lock", watch), event.install_listener("numba:compile", watch):
+        yield watch

@@ -71,12 +71,12 @@ def test_an_unreachable_worker_is_one_line_naming_it(tmp_path):
 def test_kernels_compile_off_the_event_loop(monkeypatch):
     started, answered, released = threading.Event(), threading.Event(), []
 
-    def slow_warm_up(*args):
+    def slow_warm_up(*args, **options):
         """Stands for compiling: done once the worker's event loop has answered (or 30 s)."""
         started.set()
         released.append(answered.wait(30))
 
-    monkeypatch.setattr(plugin_module, "warm_kernels", slow_warm_up)
+    monkeypatch.setattr(plugin_module, "warm_sweep_kernels", slow_warm_up)
     goal = goal_tiles("blank-last", 3)
     job = ChunkJob(sweep="s", chunk=0, size=3, goal=goal, combos=(("idastar", "manhattan"),), max_nodes=None,
                    instances=((0, (1, 2, 3, 4, 5, 6, 7, 0, 8)),))

@@ -1,0 +1,109 @@
+"""A sweep's kernels compiled once per machine, before its first chunk is timed.
+
+numba compiles a kernel in the process that first calls it and saves it in its on-disk
+cache; another process then loads it in a fraction of a second. Processes that start at
+once (a sweep's workers) would each compile the same kernels, so each warms them under
+one file lock beside that cache (:func:`compile_lock`): the first compiles, the others
+wait and load. What a sweep's chunk calls for a spec is :func:`warm_sweep_kernels`; every
+kernel a sweep or a solve can call, for ``tilesweep warm``, is :func:`warm_steps`.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+from tilesweep.pdb_store.build import warm_build
+from tilesweep.pdb_store.files import file_lock
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.geometry import SIZES
+from tilesweep.solver.heuristics import heuristic_names
+from tilesweep.solver.solve import ALGORITHMS, INFORMED
+from tilesweep.solver.warmup import warm_solve, warm_split, warm_sweep
+
+from .instances import seeded_boards
+from .sources import InstanceSource
+
+LOCK_NAME = "tilesweep-compile.lock"
+WAIT_UNSAID = 1.0  # seconds: the holder is loading kernels from the cache, not compiling them
+
+
+def cache_folder() -> Path:
+    """numba's cache folder of the solver's kernels: under ``$NUMBA_CACHE_DIR`` if set,
+    else ``__pycache__`` beside the source, else (a read-only install) numba's per-user one."""
+    from tilesweep.solver.batch import _astar_boards
+    return Path(_astar_boards._cache._cache_path)  # numba's own choice of folder, read back
+
+
+@contextmanager
+def compile_lock(on_wait=None):
+    """Hold the machine's compile lock (an ``flock`` in :func:`cache_folder`) for the block;
+    ``on_wait()`` runs if another process holds it for more than :data:`WAIT_UNSAID`.
+
+    Where the lock cannot be made (a folder numba cannot write either), the block runs
+    without it.
+    """
+    with ExitStack() as stack:
+        try:
+            folder = cache_folder()
+            folder.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(file_lock(folder / LOCK_NAME, on_wait, patience=WAIT_UNSAID))
+        except OSError:
+            pass
+        yield
+
+
+def warm_sweep_kernels(size: int, goal: tuple[int, ...], combos, prune: str = "parent",
+                       instances: str | None = None, on_wait=None) -> None:
+    """Compile, or load from numba's cache, every kernel a chunk of this sweep calls, under
+    :func:`compile_lock` (``on_wait`` as there); ``instances``: the sweep's source, whose
+    generator a chunk runs when it is seeded (``uniform``, ``walk:K``)."""
+    with compile_lock(on_wait):
+        _warm_chunk(size, goal, combos, prune, instances)
+
+
+def _warm_chunk(size: int, goal: tuple[int, ...], combos, prune: str, instances: str | None) -> None:
+    source = None if instances is None else InstanceSource.parse(instances)
+    if source is not None and source.seeded:
+        seeded_boards(source, 0, size, tuple(goal), 0, 1)
+    warm_sweep(size, tuple(goal), combos, prune)
+
+
+@dataclass(frozen=True)
+class WarmStep:
+    """One part of :func:`warm_steps`: what it warms, and ``run()`` to warm it (without
+    the compile lock: a caller holds it around each step)."""
+
+    label: str
+    run: Callable[[], None]
+
+
+def warm_steps(sizes=SIZES, algorithms=ALGORITHMS, heuristics=None) -> list[WarmStep]:
+    """Every kernel a sweep or a solve of these boards can call, in steps: for each size,
+    sweeps and solves (seeded instances, every algorithm with every heuristic, or those
+    given), the same with ``--prune fsm``, parallel IDA*, and pattern-database builds.
+    A heuristic not offered for a size is left out there."""
+    steps = []
+    for size in sizes:
+        goal = goal_tiles("blank-last", size)
+        names = list(heuristics or heuristic_names(size))
+        combos = list(dict.fromkeys((a, h if a in INFORMED else "none") for a in algorithms for h in names))
+        board = f"{size}x{size}"
+        steps.append(WarmStep(f"{board} sweeps and solves", partial(_sweeps_and_solves, size, goal, combos, "parent")))
+        steps.append(WarmStep(f"{board} sweeps and solves, --prune fsm",
+                              partial(_sweeps_and_solves, size, goal, combos, "fsm:2")))
+        if "idastar" in algorithms:
+            steps.append(WarmStep(f"{board} parallel IDA*", partial(warm_split, size, goal, names)))
+        if any("pdb:" in name for name in names):
+            steps.append(WarmStep(f"{board} pattern-database builds", partial(warm_build, size)))
+    return steps
+
+
+def _sweeps_and_solves(size: int, goal: tuple[int, ...], combos, prune: str) -> None:
+    """A sweep's chunk kernels (both seeded generators) and ``solve``'s, for ``combos``."""
+    for instances in ("uniform", "walk:2"):
+        _warm_chunk(size, goal, combos, prune, instances)
+    warm_solve(size, goal, combos, prune)

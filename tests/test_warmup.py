@@ -1,0 +1,178 @@
+"""Kernels compiled ahead and once, and progress that leaves compiling out of its figures.
+
+* a pattern database's stand-in for warming reaches the kernels with the same numba types
+  as the real tables, for every heuristic form that reads them;
+* :func:`watch_compiles` sees a compile (not a cached or repeated call), its seconds, and
+  says so once;
+* the compile lock makes a second process wait, and says it waits only past its patience;
+* the sweep's progress takes rate and ETA from measured task seconds only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from tilesweep.cluster import forkwarm
+from tilesweep.cluster.run import Progress, task_seconds
+from tilesweep.commands.progress import KERNEL_NOTICES, BuildProgressLine, ProgressBar, clock
+from tilesweep.pdb_store import BuildProgress
+from tilesweep.pdb_store.files import file_lock
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.heuristics import expected_table_size, kernel_heuristic, parse_heuristic
+from tilesweep.solver.jit import watch_compiles
+from tilesweep.solver.warmup import types_of
+
+GOALS = {3: goal_tiles("blank-last", 3), 4: goal_tiles("blank-first", 4)}
+
+
+@pytest.mark.parametrize("size, name", [(3, "pdb:4-4"), (3, "pdb:5-3+reflect"), (3, "pdb:1,2,3/4,5,6,7,8"),
+                                        (3, "max(pdb:4-4,walking-distance)"), (4, "pdb:7-8+reflect"),
+                                        (4, "max(pdb:6-6-3,manhattan)")])
+def test_a_pdb_stand_in_has_the_kernel_types_of_the_real_tables(size, name):
+    goal = GOALS[size]
+    spec = parse_heuristic(name, size, goal)
+    # zero tables of the true sizes, untouched (no memory is used): only their type counts
+    real = tuple(np.zeros(expected_table_size(size, group), np.uint8) for group in spec.groups)
+    stand_in, tables = types_of(spec, size)
+    assert stand_in.bases == spec.bases and len(stand_in.groups) == len(spec.groups)
+    assert all(t.size == size * size for t in tables), "one-tile tables: size*size entries"
+    assert numba.typeof(kernel_heuristic(stand_in, size, goal, tables)) == \
+        numba.typeof(kernel_heuristic(spec, size, goal, real))
+
+
+def test_other_heuristics_stand_for_themselves():
+    spec = parse_heuristic("linear-conflict", 3, GOALS[3])
+    assert types_of(spec, 3) == (spec, ())
+
+
+def fresh_kernel():
+    """A kernel numba has not compiled yet (not cached: a new one each call)."""
+    @numba.njit(cache=False)
+    def add_one(x):
+        return x + 1
+    return add_one
+
+
+def test_watch_compiles_sees_a_compile_once_and_its_time():
+    said = []
+    kernel = fresh_kernel()
+    with watch_compiles(lambda: said.append("compiling")) as watch:
+        assert kernel(1) == 2
+        assert kernel(2) == 3  # compiled already: nothing more
+    assert said == ["compiling"]
+    assert watch.compiled == ["fresh_kernel.<locals>.add_one"] and watch.seconds > 0
+    with watch_compiles(lambda: said.append("again")) as again:
+        kernel(3)
+    assert again.compiled == [] and again.seconds == 0 and said == ["compiling"]
+
+
+def test_watch_compiles_counts_each_outer_compile():
+    first, second = fresh_kernel(), fresh_kernel()
+    with watch_compiles() as watch:
+        first(1)
+        second(1.5)
+    assert len(watch.compiled) == 2
+
+
+def test_the_compile_lock_lives_where_numba_caches_the_kernels(tmp_path):
+    """Under ``$NUMBA_CACHE_DIR`` when it is set (read by numba at its import: a new process)."""
+    code = ("from tilesweep.jobs import kernels\nwith kernels.compile_lock():\n"
+            "    print((kernels.cache_folder() / kernels.LOCK_NAME).is_file(), kernels.cache_folder())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    held, folder = done.stdout.split()
+    assert done.returncode == 0 and held == "True", done.stderr
+    assert Path(folder).parent == tmp_path and Path(folder).name.startswith("solver_")
+
+
+def test_a_second_holder_waits_and_says_so_only_past_its_patience(tmp_path):
+    lock = tmp_path / "compile.lock"
+    said, order = [], []
+
+    def second():
+        with file_lock(lock, on_wait=lambda: said.append("waiting"), patience=0.2):
+            order.append("second")
+
+    with file_lock(lock):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        waiter.join(2.0)
+        assert waiter.is_alive() and said == ["waiting"] and order == []  # blocked, and told so
+        order.append("first")
+    waiter.join(10)
+    assert order == ["first", "second"]
+    with file_lock(lock, on_wait=lambda: said.append("unsaid"), patience=0.2):
+        pass  # free: taken at once, nothing said
+    assert said == ["waiting"]
+
+
+def test_the_fork_server_request_round_trips_and_nothing_runs_without_it(monkeypatch):
+    text = forkwarm.request(3, GOALS[3], (("astar", "manhattan"), ("idastar", "pdb:4-4")), "uniform",
+                            KERNEL_NOTICES)
+    asked = json.loads(text)
+    assert asked["combos"] == [["astar", "manhattan"], ["idastar", "pdb:4-4"]]
+    assert asked["goal"] == list(GOALS[3]) and asked["notices"]["compiled"].format(seconds=1.25) == \
+        "kernels compiled in 1.2 s"
+    monkeypatch.delenv(forkwarm.ENV, raising=False)
+    forkwarm.warm_from_env()  # no request: returns at once, compiles nothing
+
+
+def progress(done=2, measured=1_000, seconds=4.0, workers=2, chunks_done=2, chunks=10):
+    return Progress(chunks_done, chunks, done * 500, chunks * 500, done * 500, 100.0, measured, seconds, workers)
+
+
+def test_eta_comes_from_measured_task_seconds_not_the_wall_clock():
+    p = progress()  # 1,000 solves in 4 task seconds on 2 workers: 500/s; 100 s of wall clock ignored
+    assert p.rate == 500.0
+    assert p.eta == pytest.approx((5_000 - 1_000) / 500.0)
+
+
+def test_the_last_chunks_do_not_share_workers_they_cannot_use():
+    p = progress(done=9, chunks_done=9, measured=4_500, seconds=18.0)  # one chunk left, 2 workers
+    assert p.eta == pytest.approx(500 / 250.0), "one chunk runs on one worker at one worker's pace"
+
+
+def test_no_measure_no_rate_and_no_eta():
+    p = progress(measured=0, seconds=0.0)
+    assert p.rate is None and p.eta is None and clock(p.eta) == "--:--"
+
+
+def test_the_progress_line_shows_the_measured_figures(capsys):
+    bar = ProgressBar()
+    bar(progress())
+    bar(progress(measured=0, seconds=0.0, done=3, chunks_done=3))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].endswith("2/10 chunks  1,000/5,000 solves  500/s  ETA 0:08")
+    assert lines[1].endswith("3/10 chunks  1,500/5,000 solves  --/s  ETA --:--")
+
+
+def test_the_progress_says_what_the_kernels_do(capsys):
+    bar = ProgressBar()
+    bar.kernels({"state": "compiling"})
+    bar.kernels({"state": "compiled", "seconds": 41.27})
+    bar.kernels({"state": "something else"})
+    assert capsys.readouterr().err.splitlines() == ["compiling kernels (first run only)…",
+                                                    "kernels compiled in 41.3 s"]
+
+
+def test_a_task_table_carries_its_seconds():
+    import pyarrow as pa
+    table = pa.table({"x": [1]})
+    assert task_seconds(table) is None
+    assert task_seconds(table.replace_schema_metadata({"tilesweep.task_seconds": "1.5"})) == 1.5
+
+
+def test_a_table_builds_eta_waits_for_a_tenth_of_its_entries(capsys):
+    line = BuildProgressLine()
+    line(BuildProgress((1, 2, 3), 1, 3, 1_000_000, 0.2))        # 15/s: 18 hours, were it believed
+    line(BuildProgress((1, 2, 3), 9, 200_000, 1_000_000, 2.0))  # 100,000/s
+    first, second = capsys.readouterr().err.splitlines()
+    assert first.endswith("(0 %)  15/s  ETA --:--")
+    assert second.endswith("(20 %)  100,000/s  ETA 0:08")
