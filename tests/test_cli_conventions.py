@@ -111,7 +111,7 @@ def test_other_extra_arguments_get_no_flag_hint():
     assert result.exit_code == 2 and "(b)" in result.stderr and "flag" not in result.stderr
 
 
-@pytest.mark.parametrize("command", ["solve", "sweep"])
+@pytest.mark.parametrize("command", ["solve", "sweep", "warm"])
 def test_heuristic_names_in_the_help(command):
     text = invoke(command, "--help").output
     row = next(line for line in text.splitlines() if line.lstrip("│ ").startswith("--heuristic"))

@@ -5,7 +5,8 @@
 * on workers that are not forked from it (``--scheduler``), started together, one worker
   compiles under the machine's compile lock and the other waits and loads them;
 * a second run compiles nothing and says nothing of kernels; its rows equal the first's;
-* ``pdb build`` says when it compiles, apart from the table's build time.
+* ``pdb build`` says when it compiles, apart from the table's build time;
+* ``tilesweep warm`` compiles ahead: the sweep after it compiles nothing.
 
 Each test compiles the IDA* kernels of a 3x3 sweep with Manhattan distance (the cheapest
 family: about 20 s of CPU) into a cache of its own.
@@ -76,3 +77,16 @@ def test_pdb_build_says_it_compiles_apart_from_the_build(tmp_path):
     assert all("(built in " in line for line in first.stdout.splitlines())
     rebuilt = run("pdb", "build", "--size", "3", "--partition", "4-4", "--store", store, cache=cache)
     assert kernel_lines(rebuilt.stderr) == [], rebuilt.stderr
+
+
+def test_warm_compiles_ahead_of_the_first_sweep(tmp_path):
+    cache = tmp_path / "numba"
+    first = run("warm", "--size", "3", "--algorithm", "idastar", "--heuristic", "manhattan", cache=cache)
+    lines = first.stdout.splitlines()
+    assert lines[0] == "3x3 sweeps and solves: compiling…" and "compiled" in lines[1], first.stdout
+    assert lines[-1] == f"numba's cache: {cache}"
+    again = run("warm", "--size", "3", "--algorithm", "idastar", "--heuristic", "manhattan", cache=cache)
+    steps = again.stdout.splitlines()[:-1]
+    assert steps and all("ready from numba's cache" in line for line in steps), again.stdout
+    swept = run("sweep", *SPEC, "--workers", "2", "--out", tmp_path / "a", cache=cache)
+    assert kernel_lines(swept.stderr) == [], swept.stderr

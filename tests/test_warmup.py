@@ -176,3 +176,16 @@ def test_a_table_builds_eta_waits_for_a_tenth_of_its_entries(capsys):
     first, second = capsys.readouterr().err.splitlines()
     assert first.endswith("(0 %)  15/s  ETA --:--")
     assert second.endswith("(20 %)  100,000/s  ETA 0:08")
+
+
+@pytest.mark.parametrize("args, quoted", [(["--size", "7"], "size 7"), (["--algorithm", "greedy"], "'greedy'"),
+                                          (["--size", "3", "--heuristic", "pdb:7-8"], "'7-8'"),
+                                          (["--heuristic", "fastest"], "'fastest'")])
+def test_warm_refuses_bad_input_with_one_line(args, quoted):
+    from typer.testing import CliRunner
+
+    from tilesweep.cli import app
+    result = CliRunner().invoke(app, ["warm", *args])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and quoted in lines[0], result.output
+    assert result.stdout == ""
