@@ -178,6 +178,16 @@ def test_bad_input_is_one_line_exit_2(args, quoted, tmp_path):
     assert len(lines) == 1 and quoted in lines[0] and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", ["summary", "query"])
+def test_an_empty_regular_file_is_one_line_exit_2(tmp_path, command):
+    empty = tmp_path / "results.parquet"
+    empty.touch()
+    result = RUNNER.invoke(app, [command, str(empty)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and f"'{empty}'" in lines[0], result.output
+    assert "not a part of a sweep folder" in lines[0] and "rerun" not in lines[0]
+
+
 def test_bad_query_expression_is_one_line_exit_2(local):
     folder = local
     result = RUNNER.invoke(app, ["query", str(folder), "--where", "cost >>> 3"])
