@@ -111,9 +111,17 @@ def test_other_extra_arguments_get_no_flag_hint():
     assert result.exit_code == 2 and "(b)" in result.stderr and "flag" not in result.stderr
 
 
-@pytest.mark.parametrize("command", ["solve", "sweep", "warm"])
-def test_heuristic_names_in_the_help(command):
-    text = invoke(command, "--help").output
+TAKE_A_HEURISTIC = [path for path, command in commands()
+                    if any("--heuristic" in getattr(p, "opts", ()) for p in command.params)]
+
+
+def test_the_commands_that_take_a_heuristic_are_found():
+    assert {("solve",), ("sweep",), ("warm",)} <= set(TAKE_A_HEURISTIC)
+
+
+@pytest.mark.parametrize("path", TAKE_A_HEURISTIC, ids=" ".join)
+def test_heuristic_names_in_the_help(path):
+    text = invoke(*path, "--help").output
     row = next(line for line in text.splitlines() if line.lstrip("│ ").startswith("--heuristic"))
     words = set(row.replace(",", " ").replace(";", " ").split())
     for size in PARTITIONS:
