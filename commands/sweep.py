@@ -79,9 +79,9 @@ def sweep(
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
-            _start_fork_server(spec)
         _check_store(spec, run.store)
+        if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
+            _start_fork_server(spec, run.store)
         return spec, run, prepare(spec, retry_errors)
 
     spec, run, plan = run_guarded(setup)
@@ -108,17 +108,32 @@ def _report_repairs(plan) -> None:
                    "full and recorded in manifest.jsonl", err=True)
 
 
-def _start_fork_server(spec) -> None:
+def _start_fork_server(spec, store) -> None:
     """Start the embedded cluster's fork server, compiling the sweep's kernels while this
-    process plans (a pruning automaton comes from the store: the workers compile those)."""
+    process plans (a pruning automaton comes from the store: the workers compile those);
+    beside it, in a thread, compile the kernels that build the tables the store lacks."""
     from tilesweep.cluster.connect import start_fork_server
     from tilesweep.cluster.forkwarm import request
+    from tilesweep.cluster.tables import pdb_heuristics, resolve
     from tilesweep.solver.fsm import parse_pruning
     warm = None
     if parse_pruning(spec.prune, spec.size).kind == "parent":
         instances = str(spec.instances) if spec.instances.seeded else None
         warm = request(spec.size, spec.goal_tuple, spec.combos, instances, KERNEL_NOTICES)
     start_fork_server(warm)
+    names = pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple)
+    if names:
+        threading.Thread(target=_warm_builds, args=(resolve(store), spec.size, spec.goal_tuple, names),
+                         daemon=True).start()
+
+
+def _warm_builds(store, size, goal, names) -> None:
+    from tilesweep.jobs.kernels import warm_missing_builds
+    try:
+        warm_missing_builds(store, size, goal, names)
+    # A store that cannot be read is the sweep's to report, in one line, when it opens it.
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _check_store(spec, store) -> None:

@@ -44,7 +44,7 @@ def _run(step) -> str:
     from tilesweep.jobs.kernels import compile_lock
     from tilesweep.solver.jit import watch_compiles
     started = time.perf_counter()
-    with compile_lock(lambda: typer.echo(f"{step.label}: {KERNEL_NOTICES['waiting']}")), \
+    with compile_lock(lambda: typer.echo(f"{step.label}: {KERNEL_NOTICES['waiting']}"), step.family), \
             watch_compiles(lambda: typer.echo(f"{step.label}: compiling…")) as watch:
         step.run()
     took = time.perf_counter() - started

@@ -18,9 +18,11 @@ from typing import Callable
 
 from tilesweep.pdb_store.build import warm_build
 from tilesweep.pdb_store.files import file_lock
+from tilesweep.pdb_store.manifest import read_manifest
+from tilesweep.pdb_store.paths import table_filename
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.geometry import SIZES
-from tilesweep.solver.heuristics import heuristic_names
+from tilesweep.solver.heuristics import heuristic_names, parse_heuristic
 from tilesweep.solver.solve import ALGORITHMS, INFORMED
 from tilesweep.solver.warmup import warm_solve, warm_split, warm_sweep
 
@@ -39,18 +41,21 @@ def cache_folder() -> Path:
 
 
 @contextmanager
-def compile_lock(on_wait=None):
+def compile_lock(on_wait=None, family: str | None = None):
     """Hold the machine's compile lock (an ``flock`` in :func:`cache_folder`) for the block;
     ``on_wait()`` runs if another process holds it for more than :data:`WAIT_UNSAID`.
+    A ``family`` of kernels that no other warm-up compiles (``builds``) has a lock of its
+    own, so it compiles beside them.
 
     Where the lock cannot be made (a folder numba cannot write either), the block runs
     without it.
     """
+    name = LOCK_NAME if family is None else LOCK_NAME.replace(".lock", f"-{family}.lock")
     with ExitStack() as stack:
         try:
             folder = cache_folder()
             folder.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(file_lock(folder / LOCK_NAME, on_wait, patience=WAIT_UNSAID))
+            stack.enter_context(file_lock(folder / name, on_wait, patience=WAIT_UNSAID))
         except OSError:
             pass
         yield
@@ -72,6 +77,21 @@ def _warm_chunk(size: int, goal: tuple[int, ...], combos, prune: str, instances:
     warm_sweep(size, tuple(goal), combos, prune)
 
 
+def warm_missing_builds(store: str, size: int, goal: tuple[int, ...], heuristics) -> None:
+    """Compile, or load, the kernels that build the tables of ``heuristics`` that ``store``
+    lacks (none when it holds them all), under the lock of the ``builds`` family.
+
+    ``tilesweep sweep`` runs it in a thread while the embedded cluster's fork server
+    compiles the search kernels: the two compile on two cores, and the worker that builds
+    the tables then loads them."""
+    groups = [g for name in heuristics if name != "none" for g in parse_heuristic(name, size, goal).groups]
+    held = read_manifest(Path(store)) if Path(store).is_dir() else {}
+    missing = [g for g in groups if table_filename(size, goal, g) not in held]
+    if missing:
+        with compile_lock(family="builds"):
+            warm_build(size, missing)
+
+
 @dataclass(frozen=True)
 class WarmStep:
     """One part of :func:`warm_steps`: what it warms, and ``run()`` to warm it (without
@@ -79,6 +99,7 @@ class WarmStep:
 
     label: str
     run: Callable[[], None]
+    family: str | None = None  # of its compile lock (:func:`compile_lock`)
 
 
 def warm_steps(sizes=SIZES, algorithms=ALGORITHMS, heuristics=None) -> list[WarmStep]:
@@ -98,7 +119,7 @@ def warm_steps(sizes=SIZES, algorithms=ALGORITHMS, heuristics=None) -> list[Warm
         if "idastar" in algorithms:
             steps.append(WarmStep(f"{board} parallel IDA*", partial(warm_split, size, goal, names)))
         if any("pdb:" in name for name in names):
-            steps.append(WarmStep(f"{board} pattern-database builds", partial(warm_build, size)))
+            steps.append(WarmStep(f"{board} pattern-database builds", partial(warm_build, size), "builds"))
     return steps
 
 

@@ -140,9 +140,12 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     return table
 
 
-def warm_build(size: int) -> None:
-    """Compile, or load from numba's cache, the kernels that build ``size``'s tables: build
-    the table of one tile (``size*size`` entries) on one thread and on all of them."""
+def warm_build(size: int, groups=None) -> None:
+    """Compile, or load from numba's cache, the kernels that build the tables of ``groups``
+    (default: any) on a ``size`` board: build the table of one tile (``size*size`` entries)
+    the way each of them is built, on one thread or on all (:data:`PARALLEL_MIN_ENTRIES`)."""
     goal = tuple(range(1, size * size)) + (0,)
-    for parallel in (False, True):
+    ways = (False, True) if groups is None else \
+        {placement_count(size * size, len(group)) >= PARALLEL_MIN_ENTRIES for group in groups}
+    for parallel in sorted(ways):
         build_table(size, goal, (1,), parallel=parallel)

@@ -189,3 +189,19 @@ def test_warm_refuses_bad_input_with_one_line(args, quoted):
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and quoted in lines[0], result.output
     assert result.stdout == ""
+
+
+def test_only_the_builds_of_missing_tables_are_warmed(tmp_path, monkeypatch):
+    from tilesweep.jobs import kernels
+    from tilesweep.pdb_store import open_store
+    warmed = []
+    monkeypatch.setattr(kernels, "warm_build", lambda size, groups: warmed.append((size, list(groups))))
+    goal = GOALS[3]
+    with open_store(tmp_path) as store:
+        store.build(3, goal, (1, 2, 3, 4))
+    kernels.warm_missing_builds(str(tmp_path), 3, goal, ["pdb:4-4", "manhattan"])
+    kernels.warm_missing_builds(str(tmp_path / "none"), 3, goal, ["pdb:5-3"])
+    with open_store(tmp_path) as store:
+        store.build(3, goal, (5, 6, 7, 8))
+    kernels.warm_missing_builds(str(tmp_path), 3, goal, ["pdb:4-4"])
+    assert warmed == [(3, [(5, 6, 7, 8)]), (3, [(4, 5, 6, 7, 8), (1, 2, 3)])]  # blank-last: groups flip
