@@ -38,6 +38,14 @@ class OneLineErrors(Group):
     """Report click's own usage errors (a bad option value, an unknown option) as one
     line on stderr with exit code 2, like every other bad input."""
 
+    def invoke(self, ctx):
+        """A Ctrl-C that a command does not report itself is ``error: interrupted`` (typer
+        would exit 130 without a word)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+
     def main(self, *args, standalone_mode: bool = True, **kwargs):
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)

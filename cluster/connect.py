@@ -6,12 +6,14 @@ import atexit
 import importlib.util
 import logging
 import multiprocessing.forkserver
+import multiprocessing.resource_tracker
 import os
+import signal
 import socket
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import dask
 from distributed import Client, LocalCluster, WorkerPlugin
@@ -40,27 +42,46 @@ EMBEDDED_CONFIG = {
     # each spawning a fresh interpreter: a 2-worker sweep starts its first task 0.4 s sooner
     "distributed.worker.multiprocessing-method": "forkserver",
 }
+# A failed task becomes an error row or the client's one line; the embedded workers' own
+# log of it ("Compute Failed" and its traceback) would only bury that line.
+WORKER_LOG_LEVEL = logging.CRITICAL
+
+_fork_server: threading.Thread | None = None
 
 
-def start_fork_server(warm: str | None = None) -> None:
-    """Start the embedded cluster's fork server now, in the background: it imports Dask,
+def start_fork_server(warm: str | None = None) -> threading.Thread:
+    """Start the embedded cluster's fork server in the background, once: it imports Dask,
     NumPy, pandas and tilesweep's kernels (a second or two) on the other core while this
-    process plans the work, instead of when the cluster starts.
+    process plans the work, instead of when the cluster starts. Returns the thread that
+    starts it.
 
     ``warm`` (:func:`.forkwarm.request`) also has it compile a sweep's kernels, or load
     them from numba's cache, before it forks the workers: they start with them in memory.
+
+    The server is started with SIGINT blocked, a mask its processes (the embedded workers)
+    inherit: a terminal's Ctrl-C reaches this client alone, which stops the cluster and
+    prints one line, instead of every worker printing a ``KeyboardInterrupt`` traceback.
     """
+    global _fork_server
+
     def start():
         with dask.config.set(EMBEDDED_CONFIG):
             context = get_mp_context()  # sets what the server imports: Dask's list
         context.set_forkserver_preload([*multiprocessing.forkserver._forkserver._preload_modules, FORK_WARM])
+        # The resource tracker's start unblocks SIGINT in the thread that starts it: start it first
+        multiprocessing.resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # this thread's mask, inherited by the server
         if warm is not None:
             os.environ[forkwarm.ENV] = warm  # inherited by the server alone: removed once it started
         try:
             multiprocessing.forkserver.ensure_running()
         finally:
             os.environ.pop(forkwarm.ENV, None)
-    threading.Thread(target=start, daemon=True).start()
+
+    if _fork_server is None:
+        _fork_server = threading.Thread(target=start, daemon=True)
+        _fork_server.start()
+    return _fork_server
 
 
 class ClusterError(TilesweepError):
@@ -159,12 +180,23 @@ def dashboard_option() -> str | None:
     return ":0" if importlib.util.find_spec("bokeh") is not None else None
 
 
+# Local worker processes per core at most: more only share the cores, each a process of its
+# own to start and to keep in memory
+WORKERS_PER_CORE = 4
+
+
 def check_workers(workers: int | None) -> int:
-    """``--workers``, defaulting to the core count."""
+    """``--workers`` of a local cluster, defaulting to the core count; at most
+    :data:`WORKERS_PER_CORE` per core."""
+    cores = os.cpu_count() or 1
     if workers is None:
-        return os.cpu_count() or 1
+        return cores
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidOptionError(f"workers {workers!r} is not a positive whole number of processes")
+    if workers > WORKERS_PER_CORE * cores:
+        raise InvalidOptionError(f"workers {workers!r} is more than this machine runs well: expected at most "
+                                 f"{WORKERS_PER_CORE * cores} local worker processes ({WORKERS_PER_CORE} per core, "
+                                 f"{cores} cores); for more, start a Dask cluster and give --scheduler")
     return workers
 
 
@@ -191,36 +223,84 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
     numba kernels never share a GIL; its processes run with :data:`EMBEDDED_CONFIG`.
     """
     address = scheduler_address(scheduler)
-    if address is not None:
-        probe_scheduler(address)
-        try:
-            client = Client(address, timeout=timeout)
-        except (OSError, TimeoutError) as err:
-            raise ClusterError(f"cannot reach the Dask scheduler {address!r} ({err}); start one "
-                               "with 'dask scheduler' or drop --scheduler for a local cluster") from None
-        with client:
-            yield client
-        return
+    with quiet_dask_logs():
+        if address is not None:
+            with _remote_client(address, timeout) as client:
+                yield client
+        else:
+            with _local_client(workers) as client:
+                yield client
+
+
+@contextmanager
+def _remote_client(address: str, timeout: str):
+    probe_scheduler(address)
+    try:
+        client = Client(address, timeout=timeout)
+    except (OSError, TimeoutError) as err:
+        raise ClusterError(f"cannot reach the Dask scheduler {address!r} ({err}); start one "
+                           "with 'dask scheduler' or drop --scheduler for a local cluster") from None
+    with client:
+        yield client
+
+
+@contextmanager
+def _local_client(workers: int | None):
     n = check_workers(workers)
+    start_fork_server().join()  # the workers fork from it, never from a server started without the mask
     # ":0": any free port. Without bokeh, distributed still serves a few plain routes there
     # (passing None would still bind :8787), so the port is never fixed; no link is printed.
-    logger = logging.getLogger("distributed")
-    level = logger.level
-    try:
-        with dask.config.set(EMBEDDED_CONFIG), \
-                LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                             dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-                Client(cluster) as client:
+    with dask.config.set(EMBEDDED_CONFIG), ExitStack() as stack:
+        with interrupt_deferred():
+            cluster = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                       host="127.0.0.1", dashboard_address=":0",
+                                                       silence_logs=WORKER_LOG_LEVEL))
+            client = stack.enter_context(Client(cluster))
             client.register_plugin(QuickExit(), name="tilesweep-quick-exit")
-            try:
-                yield client
-            except BaseException:
-                # The run failed with its own one-line message; closing a cluster with tasks
-                # in flight makes Dask log connection errors that would only bury it.
-                logger.setLevel(logging.CRITICAL)
-                raise
+        yield client
+
+
+@contextmanager
+def quiet_dask_logs():
+    """Dask's loggers in this process (its client, and the scheduler and nannies of an
+    embedded cluster) log only CRITICAL records while the block runs.
+
+    Every way a run can fail ends in tilesweep's one line; Dask's own records of it (a lost
+    scheduler's reconnection traceback, connection errors while a cluster with tasks in
+    flight closes) would only bury that line. Dask gives some of its loggers levels of
+    their own (``distributed.client``), so each of those is raised, not just the parent.
+    """
+    names = ["distributed", *(name for name in logging.root.manager.loggerDict if name.startswith("distributed."))]
+    loggers = [logger for logger in map(logging.getLogger, names) if logger.level != logging.NOTSET]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+@contextmanager
+def interrupt_deferred():
+    """Hold a Ctrl-C (SIGINT) that arrives in the block and raise it when the block ends.
+
+    A Dask cluster interrupted half-way through its start cannot be closed (at exit Dask
+    fails with ``AssertionError: Status.init``); started, it is closed like any other.
+    Outside the main thread, where Python handles signals, the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def dashboard_link(client: Client) -> str | None:

@@ -17,6 +17,9 @@ from .malloc import relax_heap_trimming
 from .share import pull_missing
 from .tables import open_tables, read_automaton
 
+# The topic on which a worker of another version says so when it joins a running sweep
+VERSION_TOPIC = "tilesweep-version-mismatch"
+
 
 class VersionMismatchError(TilesweepError):
     """A worker runs another tilesweep version than the client."""
@@ -32,13 +35,22 @@ def check_version(expected: str, worker) -> None:
 
 class VersionPlugin(WorkerPlugin):
     """Checks, on every worker (and every worker that joins later), that it runs the
-    client's tilesweep version; registered before any task is submitted."""
+    client's tilesweep version; registered before any task is submitted.
+
+    A worker that joins later runs this check when it registers, where a failure reaches
+    no client: it also logs the mismatch as an event on :data:`VERSION_TOPIC`, which the
+    sweep's client follows (:class:`~.watch.WorkerWatch`) and stops on.
+    """
 
     def __init__(self, version: str = tilesweep.__version__):
         self.version = version
 
     def setup(self, worker) -> None:
-        check_version(self.version, worker)
+        try:
+            check_version(self.version, worker)
+        except VersionMismatchError as err:
+            worker.log_event(VERSION_TOPIC, str(err))
+            raise
 
 
 class SweepPlugin(WorkerPlugin):
@@ -70,9 +82,14 @@ class SweepPlugin(WorkerPlugin):
         self.version = tilesweep.__version__
         self.lock = None
         self.prepared = False
+        self.refusal: VersionMismatchError | None = None  # setup's, on a worker of another version
 
     def setup(self, worker) -> None:
-        check_version(self.version, worker)
+        try:
+            check_version(self.version, worker)
+        except VersionMismatchError as err:
+            self.refusal = err
+            raise
         relax_heap_trimming()
         self.lock = threading.Lock()
         # pyarrow imports pandas when a chunk builds its first table (0.3 s): load it now,
@@ -80,7 +97,13 @@ class SweepPlugin(WorkerPlugin):
         threading.Thread(target=importlib.import_module, args=("pandas",), daemon=True).start()
 
     def prepare(self) -> None:
-        """Copy missing tables from other workers, map the tables, compile the kernels; once."""
+        """Copy missing tables from other workers, map the tables, compile the kernels; once.
+
+        Refused on a worker of another version, whose :meth:`setup` failed (Dask keeps
+        the plugin all the same): the task fails with the mismatch, not half set up.
+        """
+        if self.refusal is not None:
+            raise self.refusal
         with self.lock:
             if self.prepared:
                 return

@@ -31,9 +31,10 @@ from tilesweep.solver.errors import TilesweepError
 from .compiling import KERNELS_TOPIC, reported_compiles
 from .connect import ClusterError
 from .memory import default_budget
-from .plugin import SweepPlugin, VersionPlugin
+from .plugin import SweepPlugin, VersionMismatchError, VersionPlugin
 from .share import ensure_tables
 from .tables import BUILD_TOPIC, pdb_heuristics, resolve
+from .watch import WORKER_WAIT_SECONDS, WorkerWatch
 
 if TYPE_CHECKING:  # the plan's module imports the summary's pandas and DuckDB, which workers never need
     from tilesweep.jobs.sweep import Plan
@@ -185,6 +186,8 @@ def check_workers_version(client: Client) -> None:
 
 
 def _task_error(err: BaseException) -> ClusterError:
+    if isinstance(err, VersionMismatchError):  # a task on a worker of another version: its own line
+        return err
     if isinstance(err, CancelledError):
         return SchedulerLostError("the connection to the Dask scheduler was lost (it stopped or restarted); "
                                   "finished parts are kept and a rerun resumes")
@@ -294,7 +297,7 @@ class _Runner:
 
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
              on_build=None, on_layer=None, parallel_above: int | None = None, solve_stopped=None,
-             on_kernels=None) -> int:
+             on_kernels=None, worker_wait: float = WORKER_WAIT_SECONDS, on_no_workers=None) -> int:
     """Run every pending chunk of ``plan``, writing its part as each task finishes.
 
     A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
@@ -306,10 +309,24 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     client) solves them again by parallel IDA* and the chunk's part is written then.
 
     ``on_kernels(event)`` hears what the workers' kernels do (:data:`.plugin.KERNELS_TOPIC`).
+
+    A scheduler without a worker for ``worker_wait`` seconds stops the run with
+    :class:`~.watch.NoWorkersError` (:class:`~.watch.WorkerWatch`, which calls
+    ``on_no_workers(seconds, address)`` first, once none has been there for a while).
     """
-    pending = plan.pending
-    if not pending:
+    if not plan.pending:
         return 0
+    with WorkerWatch(client, worker_wait, on_no_workers) as watch:
+        try:
+            return _run_pending(client, plan, store, on_progress, on_build, on_layer, parallel_above, solve_stopped,
+                                on_kernels)
+        except Exception:
+            watch.check()
+            raise
+
+
+def _run_pending(client: Client, plan: Plan, store, on_progress, on_build, on_layer, parallel_above,
+                 solve_stopped, on_kernels) -> int:
     spec = plan.spec
     check_workers_version(client)
     root, sources = prepare_tables(client, plan, store, on_build, on_layer)
@@ -321,7 +338,7 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
              name)
     runner = _Runner(client, plan, name, on_progress)
     try:
-        runner.run({chunk_key(plan, job.chunk): replace(job, parallel_above=parallel_above) for job in pending})
+        runner.run({chunk_key(plan, job.chunk): replace(job, parallel_above=parallel_above) for job in plan.pending})
         for job, table in runner.held:
             runner.write(job, solve_stopped(job, table))
     except TilesweepError:

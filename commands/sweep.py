@@ -54,6 +54,7 @@ def sweep(
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
+    worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; after 10 s without one it says so).")] = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
@@ -72,29 +73,34 @@ def sweep(
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
-                   workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune)
+                   workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
+                   worker_wait=worker_wait)
 
     def setup():
-        from tilesweep.cluster.connect import scheduler_address
+        from tilesweep.cluster.connect import check_workers, scheduler_address
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         _check_store(spec, run.store)
         if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
+            check_workers(run.workers)  # processes this machine starts
             _start_fork_server(spec, run.store)
         return spec, run, prepare(spec, retry_errors)
 
     spec, run, plan = run_guarded(setup)
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
     with plan:  # the sweep's lock, held until the summary is written
-        _report_repairs(plan)
-        typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
-                   f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
-        if plan.pending:
-            from tilesweep.cluster.connect import scheduler_address
-            from tilesweep.jobs.runrecord import record_run
-            record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
-            _run_sweep(spec, run, plan, retry_errors)
+        try:
+            _report_repairs(plan)
+            typer.echo(f"sweep {spec.name}: {spec.count} instances x {len(spec.combos)} runs in "
+                       f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
+            if plan.pending:
+                from tilesweep.cluster.connect import scheduler_address
+                from tilesweep.jobs.runrecord import record_run
+                record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
+                _run_sweep(spec, run, plan, retry_errors)
+        except KeyboardInterrupt:
+            _stop(spec, run, plan, retry_errors, "\ninterrupted", 130)
         summary = run_guarded(lambda: finish(spec, base))
     _print_summary(summary, fmt, wide)
 
@@ -146,12 +152,17 @@ def _check_store(spec, store) -> None:
 
 
 def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
-    """Run the pending chunks; on Ctrl-C keep finished parts and print the resume command;
-    if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on."""
+    """Run the pending chunks (Ctrl-C keeps the finished parts: :func:`sweep` prints the
+    resume command); if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on;
+    if it has no worker for ``--worker-wait`` seconds, stop with the resume command."""
     from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
     from tilesweep.cluster.parallel import solve_stopped_rows
+    from tilesweep.cluster.plugin import VersionMismatchError
     from tilesweep.cluster.run import SchedulerLostError, run_plan
+    from tilesweep.cluster.watch import WORKER_WAIT_SECONDS, NoWorkersError
     from tilesweep.jobs.resume import done_chunks, saved_parts
+
+    worker_wait = WORKER_WAIT_SECONDS if run.worker_wait is None else run.worker_wait
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
@@ -159,6 +170,10 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
     def announce_parallel(index, heuristic):
         typer.echo(f"instance {index} (idastar, {heuristic}) passed {run.parallel_above:,} nodes: "
                    "parallel IDA* on every worker", err=True)
+
+    def announce_no_workers(seconds, address):
+        typer.echo(f"\nno Dask worker at the scheduler {address} for {seconds:.0f} s; the sweep stops after "
+                   f"{worker_wait:g} s without one (--worker-wait)", err=True)
 
     def action():
         start = time.perf_counter()
@@ -171,14 +186,12 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
             bar = ProgressBar()
             isolated = run_plan(client, plan, run.store, bar, announce, BuildProgressLine(),
                                 run.parallel_above, partial(solve_stopped_rows, client, run.store,
-                                                            on_row=announce_parallel), bar.kernels)
+                                                            on_row=announce_parallel), bar.kernels,
+                                worker_wait, announce_no_workers)
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
         if isolated:
             typer.echo(f"{isolated} solve(s) killed every worker that ran them and are recorded with status "
                        "error (reason worker_died); rerun with --retry-errors to try them again", err=True)
-
-    def resume_line() -> str:
-        return f"{spec.folder}; resume with:\n  {spec.command(run, PROGRAM)}" + (" --retry-errors" if retry_errors else "")
 
     def attempt() -> bool:
         try:
@@ -187,17 +200,23 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
         except SchedulerLostError as err:
             typer.echo(f"error: {err}", err=True)
             return False
+        except (NoWorkersError, VersionMismatchError) as err:
+            _stop(spec, run, plan, retry_errors, f"error: {err}", 1)
 
-    try:
-        while not run_guarded(attempt):
-            wait = reconnect_seconds()
-            typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
-            if not wait_for_scheduler(run.scheduler, wait):
-                typer.echo(f"the scheduler did not come back: {len(saved_parts(spec))} of {len(plan.jobs)} "
-                           f"chunks are saved in {resume_line()}", err=True)
-                raise typer.Exit(1)
-            plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
-    except KeyboardInterrupt:
-        saved = len(saved_parts(plan.spec))  # from disk: Ctrl-C may land between a part's rename and its count
-        typer.echo(f"\ninterrupted: {saved} of {len(plan.jobs)} chunks are saved in {resume_line()}", err=True)
-        raise typer.Exit(130) from None
+    while not run_guarded(attempt):
+        wait = reconnect_seconds()
+        typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
+        if not wait_for_scheduler(run.scheduler, wait):
+            _stop(spec, run, plan, retry_errors, "the scheduler did not come back", 1)
+        plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
+
+
+def _stop(spec, run, plan, retry_errors: bool, reason: str, code: int) -> None:
+    """End an unfinished sweep with ``reason``, the chunks saved and the resume command."""
+    from tilesweep.jobs.resume import saved_parts
+
+    saved = len(saved_parts(spec))  # from disk: Ctrl-C may land between a part's rename and its count
+    resume = spec.command(run, PROGRAM) + (" --retry-errors" if retry_errors else "")
+    typer.echo(f"{reason}: {saved} of {len(plan.jobs)} chunks are saved in {spec.folder}; resume with:\n"
+               f"  {resume}", err=True)
+    raise typer.Exit(code)

@@ -38,6 +38,7 @@ BUNDLED = {
     "korf50-24": Bundled(KORF50_24, 5, "blank-first", 50, "24-puzzles"),
 }
 FORMS = "uniform, walk:K, korf100, korf50-24 or an instances file"
+MAX_WALK = 1_000_000  # moves of a walk:K instance
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ class InstanceSource:
             if not re.fullmatch(r"walk:\d+", value):
                 raise InvalidOptionError(f"instances {value!r}: expected walk:K with K a whole number of moves, "
                                          "e.g. walk:40")
+            if len(value) - 5 > len(str(MAX_WALK)) or int(value[5:]) > MAX_WALK:
+                raise InvalidOptionError(f"instances {value!r}: expected a walk of at most {MAX_WALK:,} "
+                                         "moves; for uniformly random boards use uniform")
             return cls("walk", steps=int(value[5:]))
         path = Path(base or ".") / value
         if not path.is_file():

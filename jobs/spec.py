@@ -23,7 +23,7 @@ from tilesweep.solver.board import goal_label, goal_tiles
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
-from tilesweep.solver.options import check_size, whole_number
+from tilesweep.solver.options import MAX_NODES, check_size, parse_seconds, whole_number
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
 
 from .sources import InstanceSource, file_instances_info
@@ -40,13 +40,21 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
              "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
-             "parallel-above": "parallel_above", "parallel_above": "parallel_above"}
-RUN_KEYS = ("store", "scheduler", "workers", "parallel_above")
+             "parallel-above": "parallel_above", "parallel_above": "parallel_above",
+             "worker-wait": "worker_wait", "worker_wait": "worker_wait"}
+RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait")
 OPTIONAL_LIMITS = ("time_limit", "max_memory")
 
 
-def _whole(name: str, minimum: int):
-    return lambda value: whole_number(name, value, minimum)
+# Limits a sweep is checked against before any work. A billion instances is 28 CPU hours
+# of the fastest solves (0.1 ms); each chunk is a task on the scheduler and an entry of the
+# plan, which holds them all (72 MB and 5 s for 100,000 here).
+MAX_COUNT = 10**9
+MAX_CHUNKS = 100_000
+
+
+def _whole(name: str, minimum: int, maximum: int | None = None):
+    return lambda value: whole_number(name, value, minimum, maximum)
 
 
 def parse_chunk_size(value) -> int | str:
@@ -57,10 +65,10 @@ def parse_chunk_size(value) -> int | str:
 # The parsers of the options that are not plain text, shared by the CLI (typer calls them
 # when it parses the command line) and by spec files, so a value means the same wherever
 # it was given and the spec is built from typed values only.
-OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1), "seed": _whole("seed", 0),
-                  "max_nodes": _whole("max-nodes", 1), "chunk_size": parse_chunk_size,
-                  "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1),
-                  "time_limit": check_time_limit,
+OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "seed": _whole("seed", 0),
+                  "max_nodes": _whole("max-nodes", 1, MAX_NODES), "chunk_size": parse_chunk_size,
+                  "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1, MAX_NODES),
+                  "time_limit": check_time_limit, "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
                   "max_memory": check_memory, "instances": InstanceSource.parse}
 
 
@@ -188,6 +196,7 @@ class RunOptions:
     scheduler: str | None = None
     workers: int | None = None
     parallel_above: int | None = None
+    worker_wait: float | None = None  # seconds without a worker before the sweep stops
 
     def args(self) -> list[str]:
         out = []
@@ -219,7 +228,7 @@ def read_toml(path: str | Path) -> dict:
         raise InvalidOptionError(f"spec file {str(path)!r} does not exist; expected a TOML sweep spec")
     try:
         data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    except ValueError as err:  # TOMLDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
         raise InvalidOptionError(f"spec file {str(path)!r} is not valid TOML: {err}") from None
     data = data.get("sweep", data)
     out = {}
@@ -282,7 +291,7 @@ def auto_chunk_size(size: int, source: InstanceSource, count: int, heuristics, w
     per_instance = sum(seconds_per_solve(size, source, h) for h in heuristics) or SECONDS_PER_SOLVE[size]
     by_time = int(TARGET_TASK_SECONDS / per_instance)
     by_balance = math.ceil(count / (TASKS_PER_WORKER * max(1, workers)))
-    return max(1, min(by_time, by_balance))
+    return max(1, min(by_time, by_balance), math.ceil(count / MAX_CHUNKS))
 
 
 def default_name(opts: dict, fingerprint: str) -> str:
@@ -333,7 +342,16 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
     spec = replace(spec, name=name)
-    return replace(spec, chunk_size=_chunk_size(spec, opts["chunk_size"], workers))
+    return _check_chunks(replace(spec, chunk_size=_chunk_size(spec, opts["chunk_size"], workers)))
+
+
+def _check_chunks(spec: SweepSpec) -> SweepSpec:
+    """``spec`` if it has at most :data:`MAX_CHUNKS` chunks, else an error naming the chunk size it needs."""
+    if spec.n_chunks > MAX_CHUNKS:
+        raise InvalidOptionError(f"chunk-size {spec.chunk_size} splits {spec.count:,} instances into "
+                                 f"{spec.n_chunks:,} chunks; expected at most {MAX_CHUNKS:,} chunks (each is a task): "
+                                 f"a chunk size of at least {math.ceil(spec.count / MAX_CHUNKS):,}")
+    return spec
 
 
 def _chunk_size(spec: SweepSpec, given, workers: int) -> int:

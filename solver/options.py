@@ -8,9 +8,14 @@ import sys
 from .errors import InvalidOptionError, quoted
 from .geometry import SIZES
 
+# Node counts are int64 in the kernels (at most 9.2e18): budgets stop at a round number below
+MAX_NODES = 10**18
 
-def whole_number(name: str, value, minimum: int) -> int:
-    """``value`` (an int or its text) as an int >= ``minimum``, else an error quoting it."""
+
+def whole_number(name: str, value, minimum: int, maximum: int | None = None) -> int:
+    """``value`` (an int or its text) as an int from ``minimum`` to ``maximum`` (no upper
+    bound when None), else an error quoting it."""
+    expected = f"from {minimum} to {maximum:,}" if maximum is not None else f">= {minimum}"
     if isinstance(value, bool) or not isinstance(value, int):
         text = value.strip() if isinstance(value, str) else ""
         if not re.fullmatch(r"\d+", text):
@@ -18,11 +23,33 @@ def whole_number(name: str, value, minimum: int) -> int:
         try:
             value = int(text)
         except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-            raise InvalidOptionError(f"{name} {quoted(value)} is too large; expected an integer >= {minimum} "
+            raise InvalidOptionError(f"{name} {quoted(value)} is too large; expected an integer {expected} "
                                      f"of at most {sys.get_int_max_str_digits()} digits") from None
+    if maximum is not None and value > maximum:
+        raise InvalidOptionError(f"{name} {quoted(value)} is too large; expected an integer {expected}")
     if value < minimum:
         raise InvalidOptionError(f"{name} {quoted(value)} is too small; expected an integer >= {minimum}")
     return int(value)
+
+
+# Deadlines are whole nanoseconds in an int64: a number of seconds stops at a round number of years
+MAX_SECONDS = 1e9
+
+
+def parse_seconds(name: str, value, allow_zero: bool = False) -> float:
+    """``value`` (a number or its text) as seconds, > 0 (>= 0 with ``allow_zero``) and at most
+    :data:`MAX_SECONDS`, else an error quoting it."""
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        number = float("inf")
+    except (TypeError, ValueError):
+        number = float("nan")
+    low = 0 <= number if allow_zero else 0 < number
+    if isinstance(value, bool) or not (low and number <= MAX_SECONDS):
+        raise InvalidOptionError(f"{name} {quoted(value)} is not a number of seconds; expected a number "
+                                 f"{'>=' if allow_zero else '>'} 0 and at most {MAX_SECONDS:,.0f} (about 31 years)")
+    return number
 
 
 def check_size(size) -> int:

@@ -9,11 +9,11 @@ import numpy as np
 
 from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
-from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError, quoted
+from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from .limits import UNLIMITED, make_limits
-from .options import byte_size, whole_number
+from .options import MAX_NODES, byte_size, parse_seconds, whole_number
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")
@@ -78,23 +78,13 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
         max_nodes = int(max_nodes)
     if not isinstance(max_nodes, int) or isinstance(max_nodes, bool):
         raise InvalidOptionError(f"max-nodes {max_nodes!r} is not a whole number; expected an integer >= 1")
-    return whole_number("max-nodes", max_nodes, 1)
+    return whole_number("max-nodes", max_nodes, 1, MAX_NODES)
 
 
 def check_time_limit(time_limit) -> float | None:
-    """``--time-limit`` in seconds (a positive number or its text), or None."""
-    if time_limit is None:
-        return None
-    try:
-        seconds = float(time_limit)
-    except OverflowError:  # an int beyond any float
-        seconds = float("inf")
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if isinstance(time_limit, bool) or not seconds > 0 or seconds == float("inf"):
-        raise InvalidOptionError(f"time-limit {quoted(time_limit)} is not a number of seconds; expected a finite "
-                                 "number > 0")
-    return seconds
+    """``--time-limit`` in seconds (a positive number or its text, at most
+    :data:`~.options.MAX_SECONDS`), or None."""
+    return None if time_limit is None else parse_seconds("time-limit", time_limit)
 
 
 def check_memory(max_memory) -> int | None:

@@ -43,6 +43,7 @@ CASES = {
     "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
     "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
+    "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
 }
 # Combinations a user types together (the korf100 one was once refused: '4' against 4).
 COMBINED = [
@@ -124,7 +125,7 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
     spec, run = check_same(folder, monkeypatch, {option: (words, value)})
     key = option[2:].replace("-", "_")
     typed = value if not isinstance(value, list) else tuple(value)
-    if key in ("store", "scheduler", "workers", "parallel_above"):
+    if key in ("store", "scheduler", "workers", "parallel_above", "worker_wait"):
         assert getattr(run, key) == typed
     elif key == "instances" and value == BOARDS:
         assert str(spec.instances) == str(folder / BOARDS) and spec.count == 3
@@ -165,6 +166,18 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--parallel-above", "many", '"many"', "parallel-above 'many' is not a whole number"),
     ("--time-limit", "soon", '"soon"', "time-limit 'soon' is not a number of seconds"),
     ("--max-memory", "lots", '"lots"', "max-memory 'lots' is not a size"),
+    # the stated limits (each quoting the value and the limit)
+    ("--count", "1000000000000", "1000000000000", "count 1000000000000 is too large; expected an integer from 1 "
+                                                  "to 1,000,000,000"),
+    ("--count", "9" * 5000, '"' + "9" * 5000 + '"', "is too large; expected an integer from 1 to 1,000,000,000"),
+    ("--instances", "walk:100000000000", '"walk:100000000000"', "instances 'walk:100000000000': expected a "
+                                                                "walk of at most 1,000,000 moves"),
+    ("--max-nodes", "1" + "0" * 21, "1" + "0" * 21, "max-nodes 1000000000000000000000 is too large; expected an "
+                                                    "integer from 1 to 1,000,000,000,000,000,000"),
+    ("--parallel-above", "1" + "0" * 21, "1" + "0" * 21, "parallel-above 1000000000000000000000 is too large"),
+    ("--time-limit", "1e300", "1e300", "is not a number of seconds; expected a number > 0 and at most 1,000,000,000"),
+    ("--worker-wait", "-1", "-1", "is not a number of seconds; expected a number >= 0 and at most 1,000,000,000"),
+    ("--worker-wait", "never", '"never"', "worker-wait 'never' is not a number of seconds"),
 ])
 def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, message):
     result = RUNNER.invoke(app, ["sweep", option, text])

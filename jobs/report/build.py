@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilesweep.jobs.parts import check_folder
 from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError
 
@@ -64,6 +65,14 @@ def default_out(sweeps) -> Path:
     return sweeps[0].folder / "report.html" if len(sweeps) == 1 else Path("report.html")
 
 
+def check_out(path: Path) -> None:
+    """A report file can be written at ``path`` (its folder is created if needed), checked
+    before any work; else :class:`InvalidOptionError` naming it."""
+    if path.is_dir():
+        raise InvalidOptionError(f"--out {str(path)!r} is a folder; expected the HTML file to write")
+    check_folder(path.parent, "--out")
+
+
 def build_report(paths: list[str], out: str | None = None, baseline: str | None = None,
                  with_compare: bool = False, threshold: float = 0.05) -> Report:
     """Build the report of the sweeps ``paths`` into ``out`` (written atomically)."""
@@ -72,6 +81,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     sweeps = open_sweeps(paths)
     if with_compare and len(sweeps) != 2:
         raise InvalidOptionError(f"--compare needs exactly two sweeps (OLD NEW); got {len(sweeps)}")
+    path = Path(out) if out else default_out(sweeps)
+    check_out(path)
     data = load(sweeps, baseline)
     figures, scatter_names, has_iterations = build_figures(data)
     comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
@@ -83,7 +94,5 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
                "has_iterations": has_iterations, "iteration_count": plots.ITERATION_INSTANCES,
                "comparison": compare_ctx, "table_note": table_note}
     html = render(data, figures, context)
-    path = Path(out) if out else default_out(sweeps)
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
     return Report(path, data, figures, comparison, len(html.encode()))
