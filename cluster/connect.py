@@ -25,7 +25,7 @@ from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 from . import forkwarm
 
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
-FORK_WARM = forkwarm.__name__  # imported by the fork server, after Dask's modules
+FORK_WARM = forkwarm.__name__  # imported by the fork server first: it says at once how it stands
 
 # Background work the embedded cluster's processes skip, because each wake-up takes a
 # worker's GIL or a core from the solves (2 workers on 2 cores leave no core spare).
@@ -67,7 +67,7 @@ def start_fork_server(warm: str | None = None) -> threading.Thread:
     def start():
         with dask.config.set(EMBEDDED_CONFIG):
             context = get_mp_context()  # sets what the server imports: Dask's list
-        context.set_forkserver_preload([*multiprocessing.forkserver._forkserver._preload_modules, FORK_WARM])
+        context.set_forkserver_preload([FORK_WARM, *multiprocessing.forkserver._forkserver._preload_modules])
         # The resource tracker's start unblocks SIGINT in the thread that starts it: start it first
         multiprocessing.resource_tracker.ensure_running()
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # this thread's mask, inherited by the server

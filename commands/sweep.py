@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import os
+import tempfile
 import threading
 import time
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -22,7 +25,7 @@ from tilesweep.commands.options import (
     WorkersOpt,
     typed,
 )
-from tilesweep.commands.progress import KERNEL_NOTICES, BuildProgressLine, ProgressBar
+from tilesweep.commands.progress import BuildProgressLine, ProgressBar
 from tilesweep.solver.errors import InvalidOptionError
 
 # How the user invoked us, for the resume command a sweep prints; cli.py run as a script
@@ -65,8 +68,6 @@ def sweep(
 
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
     """
-    import os
-
     from tilesweep.jobs.spec import build_spec
     from tilesweep.jobs.sweep import finish, prepare
 
@@ -82,12 +83,13 @@ def sweep(
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         _check_store(spec, run.store)
+        warming = None
         if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
             check_workers(run.workers)  # processes this machine starts
-            _start_fork_server(spec, run.store)
-        return spec, run, prepare(spec, retry_errors)
+            warming = _start_fork_server(spec, run.store)
+        return spec, run, prepare(spec, retry_errors), warming
 
-    spec, run, plan = run_guarded(setup)
+    spec, run, plan, warming = run_guarded(setup)
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
     with plan:  # the sweep's lock, held until the summary is written
         try:
@@ -98,7 +100,7 @@ def sweep(
                 from tilesweep.cluster.connect import scheduler_address
                 from tilesweep.jobs.runrecord import record_run
                 record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
-                _run_sweep(spec, run, plan, retry_errors)
+                _run_sweep(spec, run, plan, retry_errors, warming)
         except KeyboardInterrupt:
             _stop(spec, run, plan, retry_errors, "\ninterrupted", 130)
         summary = run_guarded(lambda: finish(spec, base))
@@ -114,23 +116,28 @@ def _report_repairs(plan) -> None:
                    "full and recorded in manifest.jsonl", err=True)
 
 
-def _start_fork_server(spec, store) -> None:
+def _start_fork_server(spec, store) -> Path | None:
     """Start the embedded cluster's fork server, compiling the sweep's kernels while this
     process plans (a pruning automaton comes from the store: the workers compile those);
-    beside it, in a thread, compile the kernels that build the tables the store lacks."""
+    beside it, in a thread, compile the kernels that build the tables the store lacks.
+    Returns the status file the server reports in (:func:`~tilesweep.cluster.forkwarm.follow`)."""
     from tilesweep.cluster.connect import start_fork_server
     from tilesweep.cluster.forkwarm import request
     from tilesweep.cluster.tables import pdb_heuristics, resolve
     from tilesweep.solver.fsm import parse_pruning
-    warm = None
+    warm = status = None
     if parse_pruning(spec.prune, spec.size).kind == "parent":
+        handle, name = tempfile.mkstemp(prefix="tilesweep-warm-")
+        os.close(handle)
+        status = Path(name)
         instances = str(spec.instances) if spec.instances.seeded else None
-        warm = request(spec.size, spec.goal_tuple, spec.combos, instances, KERNEL_NOTICES)
+        warm = request(spec.size, spec.goal_tuple, spec.combos, instances, status)
     start_fork_server(warm)
     names = pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple)
     if names:
         threading.Thread(target=_warm_builds, args=(resolve(store), spec.size, spec.goal_tuple, names),
                          daemon=True).start()
+    return status
 
 
 def _warm_builds(store, size, goal, names) -> None:
@@ -151,11 +158,12 @@ def _check_store(spec, store) -> None:
         check_folder(resolve_store(store), "--store", write=False)
 
 
-def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
+def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None = None) -> None:
     """Run the pending chunks (Ctrl-C keeps the finished parts: :func:`sweep` prints the
     resume command); if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on;
     if it has no worker for ``--worker-wait`` seconds, stop with the resume command."""
     from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
+    from tilesweep.cluster.forkwarm import follow
     from tilesweep.cluster.parallel import solve_stopped_rows
     from tilesweep.cluster.plugin import VersionMismatchError
     from tilesweep.cluster.run import SchedulerLostError, run_plan
@@ -179,11 +187,13 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False) -> None:
         start = time.perf_counter()
         # the summary's pandas and DuckDB load while the workers start, not after the run
         threading.Thread(target=importlib.import_module, args=("tilesweep.jobs.summary",), daemon=True).start()
+        bar = ProgressBar()
+        if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
+            follow(warming, bar.kernels)
         with connect(run.scheduler, run.workers) as client:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
-            bar = ProgressBar()
             isolated = run_plan(client, plan, run.store, bar, announce, BuildProgressLine(),
                                 run.parallel_above, partial(solve_stopped_rows, client, run.store,
                                                             on_row=announce_parallel), bar.kernels,

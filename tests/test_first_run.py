@@ -6,13 +6,15 @@
   compiles under the machine's compile lock and the other waits and loads them;
 * a second run compiles nothing and says nothing of kernels; its rows equal the first's;
 * ``pdb build`` says when it compiles, apart from the table's build time;
-* ``tilesweep warm`` compiles ahead: the sweep after it compiles nothing.
+* ``tilesweep warm`` compiles ahead: the sweep after it compiles nothing;
+* Ctrl-C while the fork server compiles stops the sweep at once, and the server with it.
 
 Each test compiles the IDA* kernels of a 3x3 sweep with Manhattan distance (the cheapest
 family: about 20 s of CPU) into a cache of its own.
 """
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -21,6 +23,7 @@ import pytest
 from program import CLI
 from test_cluster_finish import Cluster, rows
 from tilesweep.commands.progress import KERNEL_NOTICES
+from tilesweep.pdb_store.files import file_lock
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -90,3 +93,20 @@ def test_warm_compiles_ahead_of_the_first_sweep(tmp_path):
     assert steps and all("ready from numba's cache" in line for line in steps), again.stdout
     swept = run("sweep", *SPEC, "--workers", "2", "--out", tmp_path / "a", cache=cache)
     assert kernel_lines(swept.stderr) == [], swept.stderr
+
+
+def test_ctrl_c_while_the_fork_server_compiles_stops_both(tmp_path):
+    cache = tmp_path / "numba"
+    proc = subprocess.Popen([*CLI, "sweep", *SPEC, "--workers", "2", "--out", str(tmp_path / "a")], cwd=ROOT,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    for line in proc.stderr:
+        if line.startswith(COMPILING):
+            proc.send_signal(signal.SIGINT)  # a terminal's Ctrl-C: the server blocks SIGINT
+            break
+    rest = proc.communicate(timeout=300)[1]
+    assert proc.returncode == 130 and "\ninterrupted" in f"\n{rest}" and COMPILED not in rest, rest
+    assert "Traceback" not in rest, rest
+    (lock,) = cache.glob("solver_*/tilesweep-compile.lock")
+    with file_lock(lock):  # free once the server is gone: had it gone on, it would have cached the kernel
+        assert not list(cache.glob("solver_*/batch._idastar_tiles_boards*.nbi"))

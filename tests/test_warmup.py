@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numba
@@ -21,7 +22,7 @@ import pytest
 
 from tilesweep.cluster import forkwarm
 from tilesweep.cluster.run import Progress, task_seconds
-from tilesweep.commands.progress import KERNEL_NOTICES, BuildProgressLine, ProgressBar, clock
+from tilesweep.commands.progress import BuildProgressLine, ProgressBar, clock
 from tilesweep.pdb_store import BuildProgress
 from tilesweep.pdb_store.files import file_lock
 from tilesweep.solver.board import goal_tiles
@@ -113,15 +114,42 @@ def test_a_second_holder_waits_and_says_so_only_past_its_patience(tmp_path):
     assert said == ["waiting"]
 
 
-def test_the_fork_server_request_round_trips_and_nothing_runs_without_it(monkeypatch):
-    text = forkwarm.request(3, GOALS[3], (("astar", "manhattan"), ("idastar", "pdb:4-4")), "uniform",
-                            KERNEL_NOTICES)
+def test_the_fork_server_request_round_trips_and_nothing_runs_without_it(tmp_path, monkeypatch):
+    status = tmp_path / "status"
+    text = forkwarm.request(3, GOALS[3], (("astar", "manhattan"), ("idastar", "pdb:4-4")), "uniform", status)
     asked = json.loads(text)
     assert asked["combos"] == [["astar", "manhattan"], ["idastar", "pdb:4-4"]]
-    assert asked["goal"] == list(GOALS[3]) and asked["notices"]["compiled"].format(seconds=1.25) == \
-        "kernels compiled in 1.2 s"
+    assert asked["goal"] == list(GOALS[3]) and asked["status"] == str(status)
+    assert status.read_text() == "pending"
     monkeypatch.delenv(forkwarm.ENV, raising=False)
     forkwarm.warm_from_env()  # no request: returns at once, compiles nothing
+    assert status.read_text() == "pending"
+
+
+def test_the_client_follows_what_the_fork_server_says(tmp_path):
+    status, heard = tmp_path / "status", []
+    forkwarm.write_status(status, "pending")
+
+    def server():
+        for words in (["warming"], ["waiting"], ["compiling"], ["done", 12.5]):
+            time.sleep(0.3)
+            forkwarm.write_status(status, *words)
+
+    writer = threading.Thread(target=server)
+    writer.start()
+    forkwarm.follow(status, heard.append, poll=0.05)
+    writer.join()
+    assert heard == [{"state": "waiting"}, {"state": "compiling"}, {"state": "compiled", "seconds": 12.5}]
+    assert not status.exists(), "removed once followed"
+    forkwarm.follow(status, heard.append)  # followed before: returns at once
+    assert len(heard) == 3
+
+
+def test_kernels_loaded_from_the_cache_are_not_announced(tmp_path):
+    status, heard = tmp_path / "status", []
+    forkwarm.write_status(status, "done", 0.0)
+    forkwarm.follow(status, heard.append)
+    assert heard == []
 
 
 def progress(done=2, measured=1_000, seconds=4.0, workers=2, chunks_done=2, chunks=10):
