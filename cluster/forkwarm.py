@@ -49,7 +49,7 @@ def write_status(path: Path, *words) -> None:
     os.replace(temp, path)
 
 
-def follow(status: Path, on_state, poll: float = 0.2) -> None:
+def follow(status: Path, on_state, poll: float = 0.05) -> None:
     """Wait until the fork server has warmed the kernels; ``on_state`` receives
     ``{"state": "compiling"}`` or ``{"state": "waiting"}`` as the server says so, then
     ``{"state": "compiled", "seconds": ...}`` if it compiled. Ctrl-C interrupts the wait.
