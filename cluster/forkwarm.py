@@ -44,9 +44,9 @@ def request(size: int, goal, combos, instances: str | None, status: Path) -> str
 
 def write_status(path: Path, *words) -> None:
     """Replace ``path``'s content with ``words`` at once (a reader never sees half of it)."""
-    temp = Path(f"{path}.{os.getpid()}")
-    temp.write_text(" ".join(map(str, words)))
-    os.replace(temp, path)
+    from tilesweep.pdb_store.files import atomic_write  # here: the server imports this module first
+
+    atomic_write(path, lambda handle: handle.write(" ".join(map(str, words)).encode()))
 
 
 def follow(status: Path, on_state, poll: float = 0.05) -> None:
