@@ -10,6 +10,9 @@ A worker of another version that joins mid-sweep says so on
 
 Stopping closes the client, which ends whatever the run was waiting for; the run then
 raises the watch's error (:meth:`WorkerWatch.check`) instead of the one closing caused.
+Leaving the watch waits for that close to end: a second close of the same client begun
+meanwhile (the run's own, on its way out) would wait for ever on the event loop the first
+one stops.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .plugin import VERSION_TOPIC, VersionMismatchError
 NOTICE_SECONDS = 10.0  # no worker for this long is worth a line
 WORKER_WAIT_SECONDS = 300.0  # the default of --worker-wait
 POLL_SECONDS = 1.0
+CLOSE_SECONDS = 20.0
 
 
 class NoWorkersError(ClusterError):
@@ -48,6 +52,8 @@ class WorkerWatch:
         self.expired: NoWorkersError | VersionMismatchError | None = None
         self._mismatch: VersionMismatchError | None = None
         self._stop = threading.Event()
+        self._lock = threading.Lock()  # the run leaving and the watch stopping it: one or the other
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="tilesweep-worker-watch", daemon=True)
 
     def __enter__(self) -> WorkerWatch:
@@ -56,7 +62,10 @@ class WorkerWatch:
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()  # not joined: a poll may wait for a lost scheduler's connect timeout
+        with self._lock:
+            self._stop.set()  # not joined: a poll may wait for a lost scheduler's connect timeout
+        if self.expired is not None:
+            self._closed.wait()
         if self.client.status == "running":
             self.client.unsubscribe_topic(VERSION_TOPIC)
 
@@ -99,5 +108,15 @@ class WorkerWatch:
                                                    f"{self.wait:g} s (--worker-wait)"))
 
     def _expire(self, error: ClusterError) -> None:
-        self.expired = error
-        self.client.close()
+        with self._lock:
+            if self._stop.is_set():  # the run ended meanwhile: its own close follows
+                return
+            self.expired = error
+        try:
+            self.client.close(timeout=CLOSE_SECONDS)
+        # A scheduler that does not answer the close: the client is closed on this side all
+        # the same, and the run reports the watch's error.
+        except Exception:  # noqa: BLE001
+            pass
+        finally:
+            self._closed.set()

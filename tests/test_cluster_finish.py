@@ -90,9 +90,19 @@ def make_cluster(tmp_path):
         cluster.close()
 
 
-def sweep(*args, env=None, timeout=600):
-    return subprocess.run([*CLI, "sweep", *map(str, args)], cwd=ROOT,
-                          env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
+def sweep(*args, env=None, timeout=300) -> subprocess.CompletedProcess:
+    """Run ``tilesweep sweep ARGS``; one still running after ``timeout`` seconds fails the test
+    with every thread's stack (faulthandler, on SIGABRT) and what it printed."""
+    argv = [*CLI, "sweep", *map(str, args)]
+    env = {**os.environ, **(env or {}), "PYTHONFAULTHANDLER": "1"}
+    with subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            out, err = proc.communicate()
+            pytest.fail(f"{' '.join(argv)} still ran after {timeout} s; its stacks:\n{err}\n{out}")
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def rows(folder) -> pd.DataFrame:
