@@ -4,21 +4,49 @@ Every numba kernel of the package is made by one of these decorators;
 ``tests/test_jit.py`` checks each compiled function of every module against
 :data:`JIT_OPTIONS`. :func:`watch_compiles` tells when numba compiles one (rather than
 loading it from its cache), so the time it takes is kept out of what is measured.
+
+numba files a cached kernel under the modification time and size of its own source file
+only, so a change to a helper it inlines from another module (``limits.next_check``) would
+leave it loading the old code. Every kernel's cache entry is therefore also stamped with
+:data:`SOURCE_DIGEST`, a hash of the sources kernels are made of: any change to them
+compiles the kernels afresh.
 """
 
+import hashlib
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numba
 from numba.core import event
 
 JIT_OPTIONS = dict(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+# the folders of the modules that define kernels or the helpers they inline
+KERNEL_SOURCES = (Path(__file__).parent, Path(__file__).parents[1] / "pdb_store")
+
+
+def source_digest(folders=KERNEL_SOURCES) -> str:
+    """A hash of every ``.py`` file in ``folders`` (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for folder in folders for p in folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+SOURCE_DIGEST = source_digest()
+
+
+def _stamped(dispatcher):
+    """``dispatcher`` with :data:`SOURCE_DIGEST` added to the stamp its cache entries carry."""
+    cache_file = dispatcher._cache._cache_file
+    cache_file._source_stamp = (cache_file._source_stamp, SOURCE_DIGEST)
+    return dispatcher
 
 
 def kernel(func):
     """Compile ``func`` as a tilesweep numba kernel."""
-    return numba.njit(**JIT_OPTIONS)(func)
+    return _stamped(numba.njit(**JIT_OPTIONS)(func))
 
 
 def inline_kernel(func):
@@ -27,12 +55,12 @@ def inline_kernel(func):
     Inlining at numba's level spares each call the copying and reference counting of the
     heuristic's many arrays, which otherwise dominates the cost of a node.
     """
-    return numba.njit(inline="always", **JIT_OPTIONS)(func)
+    return _stamped(numba.njit(inline="always", **JIT_OPTIONS)(func))
 
 
 def parallel_kernel(func):
     """Compile ``func`` as a tilesweep numba kernel that may use ``numba.prange``."""
-    return numba.njit(parallel=True, **JIT_OPTIONS)(func)
+    return _stamped(numba.njit(parallel=True, **JIT_OPTIONS)(func))
 
 
 @dataclass

@@ -3,6 +3,7 @@
 import importlib
 import pkgutil
 
+import pytest
 from numba.core.dispatcher import Dispatcher
 
 import tilesweep
@@ -38,3 +39,46 @@ def test_every_kernel_uses_the_project_jit_options():
         assert all(EXTRAS[key] == value for key, value in extras.items()), name
         caching = type(dispatcher._cache).__name__ == "FunctionCache"
         assert caching == cached, name
+
+
+def test_every_kernels_cache_stamp_carries_the_source_digest():
+    from tilesweep.solver.jit import SOURCE_DIGEST
+    for name, dispatcher in package_kernels().items():
+        assert dispatcher._cache._cache_file._source_stamp[1] == SOURCE_DIGEST, name
+
+
+KERNEL_MODULE = """
+from tilesweep.solver.jit import kernel
+from tilesweep.solver.limits import make_limits, next_check
+
+@kernel
+def first_check(limits):
+    return next_check(0, limits)
+"""
+
+COMPILE_OR_LOAD = """
+import sys
+import tilesweep.solver.jit as jit
+if sys.argv[1] != "same":
+    jit.SOURCE_DIGEST = sys.argv[1]  # as if a source the kernel inlines had changed
+import checks
+with jit.watch_compiles() as watch:
+    checks.first_check(checks.make_limits())
+print("compiled" if watch.compiled else "loaded")
+"""
+
+
+@pytest.mark.slow
+def test_a_changed_source_digest_compiles_a_cached_kernel_afresh(tmp_path):
+    """numba alone would load the cached kernel, whose own file did not change."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "checks.py").write_text(KERNEL_MODULE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def run(digest):
+        return subprocess.run([sys.executable, "-c", COMPILE_OR_LOAD, digest], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300, check=True).stdout.strip()
+
+    assert [run("same"), run("same"), run("changed"), run("changed")] == ["compiled", "loaded", "compiled", "loaded"]

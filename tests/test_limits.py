@@ -1,5 +1,6 @@
 """Statuses and the limits a solve runs under: node budget, time limit, memory budget."""
 
+import json
 import time
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 from tilesweep.solver import Board, InvalidOptionError, solve
 from tilesweep.solver.jit import kernel
-from tilesweep.solver.limits import monotonic_ns
+from tilesweep.solver.limits import CHECK_EVERY, make_limits, monotonic_ns, next_check
 from tilesweep.solver.solve import BYTES_PER_STATE
 from tilesweep.solver.status import OUTCOMES, REASONS, STATUSES
 
@@ -18,6 +19,11 @@ KORF_79 = "0 1 9 7 11 13 5 3 14 12 4 2 8 6 10 15"
 @kernel
 def _clock_pair():
     return monotonic_ns()
+
+
+@kernel
+def _first_check(limits):
+    return next_check(0, limits)
 
 
 def test_kernel_clock_is_pythons_monotonic_clock():
@@ -51,6 +57,30 @@ def test_time_limit_ends_a_long_solve_as_timeout(algorithm):
 def test_a_solve_within_its_time_limit_keeps_its_exact_node_count():
     result = solve(Board.parse(KORF_79), "blank-first", "idastar", "manhattan", time_limit=600)
     assert (result.status, result.nodes_generated, result.cost) == ("solved", 540_860, 42)
+
+
+@pytest.mark.parametrize("algorithm", ["idastar", "astar", "bfs", "dfs"])
+def test_a_time_limit_shorter_than_one_check_interval_is_honoured(algorithm):
+    """0.1 ms passes long before CHECK_EVERY nodes (at ~15 ns a node, 65,536 take ~1 ms):
+    the clock is read often enough to stop there, not at the first full interval."""
+    result = solve(Board.parse(KORF_1), "blank-first", algorithm, "manhattan", time_limit=0.0001, max_memory="1GB")
+    assert (result.status, result.time_limit) == ("timeout", 0.0001)
+    assert 0 < result.nodes_generated < CHECK_EVERY
+
+
+def test_the_check_interval_shrinks_with_the_time_limit():
+    assert [int(_first_check(make_limits(10**9, t))) for t in (None, 10.0, 0.0001, 1e-9)] == \
+        [CHECK_EVERY, CHECK_EVERY, 100, 1]
+
+
+def test_solve_command_honours_a_tiny_time_limit():
+    """An 8-puzzle BFS (~0.3 s) under --time-limit 0.0001 ends as timeout."""
+    from typer.testing import CliRunner
+
+    from tilesweep.cli import app
+    result = CliRunner().invoke(app, ["solve", "8 6 7 2 5 4 3 0 1", "-a", "bfs", "--time-limit", "0.0001", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] == "timeout"
 
 
 @pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs"])
@@ -88,7 +118,6 @@ def test_bad_memory_budget_is_refused(bad):
 
 
 def test_limits_array_is_int64():
-    from tilesweep.solver.limits import make_limits
     limits = make_limits(5, 0.5, 7)
     assert limits.dtype == np.int64 and limits.tolist() == [5, 500_000_000, 7]
 
