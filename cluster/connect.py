@@ -95,7 +95,10 @@ HANDSHAKE_SECONDS = 3.0  # a Dask server sends its handshake at once on acceptin
 def scheduler_address(scheduler: str | None) -> str | None:
     """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
-    return None if address is None else check_address(address)
+    if address is None:
+        return None
+    check_tls(check_address(address))
+    return address
 
 
 def check_address(address: str) -> str:
@@ -111,6 +114,35 @@ def check_address(address: str) -> str:
         raise InvalidOptionError(f"scheduler {address!r} is not a Dask scheduler address; expected "
                                  "[tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786")
     return address
+
+
+TLS_SETTINGS = {"ca_file": "distributed.comm.tls.ca-file", "cert": "distributed.comm.tls.client.cert"}
+
+
+def check_tls(address: str) -> None:
+    """A ``tls://`` address needs Dask's TLS settings for a client (its CA and certificate,
+    e.g. ``$DASK_DISTRIBUTED__COMM__TLS__CA_FILE``); without them Dask fails deep in its
+    connect. One line naming what is missing, or the file that cannot be used."""
+    if not address.startswith("tls://"):
+        return
+    import ssl
+
+    from distributed.security import Security
+
+    security = Security()
+    tls = security.get_tls_config_for_role("client")
+    missing = [setting for key, setting in TLS_SETTINGS.items() if not tls.get(key)]
+    if missing:
+        raise InvalidOptionError(f"scheduler {address!r} is a TLS address, but Dask's configuration has no "
+                                 f"{' and no '.join(missing)}; expected the cluster's CA and a client certificate "
+                                 "(and key) there, e.g. $DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+                                 "$DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and ..._CLIENT__KEY")
+    try:
+        security.get_connection_args("client")
+    except (OSError, ssl.SSLError) as err:
+        raise InvalidOptionError(f"scheduler {address!r}: Dask's TLS settings cannot be used ({err}); expected "
+                                 "readable PEM files for distributed.comm.tls.ca-file, .client.cert and "
+                                 ".client.key") from None
 
 
 def probe_scheduler(address: str, timeout: float = 5.0) -> None:
@@ -175,9 +207,13 @@ def _received(sock) -> bytes:
         return b""
 
 
+# Any free port on loopback: on a shared machine (a login node) other users cannot open it
+DASHBOARD_ADDRESS = "127.0.0.1:0"
+
+
 def dashboard_option() -> str | None:
-    """``":0"`` (any free port) when bokeh is installed, else None (no dashboard)."""
-    return ":0" if importlib.util.find_spec("bokeh") is not None else None
+    """:data:`DASHBOARD_ADDRESS` when bokeh is installed, else None (no dashboard)."""
+    return DASHBOARD_ADDRESS if importlib.util.find_spec("bokeh") is not None else None
 
 
 # Local worker processes per core at most: more only share the cores, each a process of its
@@ -215,16 +251,23 @@ class QuickExit(WorkerPlugin):
 
 
 @contextmanager
-def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s"):
+def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s", batch=None):
     """Yield a :class:`distributed.Client`; an embedded cluster is closed on exit.
 
     The embedded cluster is ``LocalCluster(processes=True, threads_per_worker=1,
     n_workers=workers, host="127.0.0.1")``: one single-threaded process per core, so
     numba kernels never share a GIL; its processes run with :data:`EMBEDDED_CONFIG`.
+
+    ``batch``: the keyword arguments of :func:`.jobqueue.job_cluster`, whose workers are
+    batch jobs (Slurm); closing the cluster cancels them.
     """
     address = scheduler_address(scheduler)
     with quiet_dask_logs():
-        if address is not None:
+        if batch is not None:
+            from .jobqueue import job_cluster
+            with job_cluster(**batch) as cluster, Client(cluster) as client:
+                yield client
+        elif address is not None:
             with _remote_client(address, timeout) as client:
                 yield client
         else:
@@ -248,12 +291,12 @@ def _remote_client(address: str, timeout: str):
 def _local_client(workers: int | None):
     n = check_workers(workers)
     start_fork_server().join()  # the workers fork from it, never from a server started without the mask
-    # ":0": any free port. Without bokeh, distributed still serves a few plain routes there
+    # Any free port. Without bokeh, distributed still serves a few plain routes there
     # (passing None would still bind :8787), so the port is never fixed; no link is printed.
     with dask.config.set(EMBEDDED_CONFIG), ExitStack() as stack:
         with interrupt_deferred():
             cluster = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                       host="127.0.0.1", dashboard_address=":0",
+                                                       host="127.0.0.1", dashboard_address=DASHBOARD_ADDRESS,
                                                        silence_logs=WORKER_LOG_LEVEL))
             client = stack.enter_context(Client(cluster))
             client.register_plugin(QuickExit(), name="tilesweep-quick-exit")

@@ -99,12 +99,32 @@ def survey(client: Client, root, size, goal, groups, key: str) -> list[dict]:
                                            **pinned(w)) for i, w in enumerate(workers)])
 
 
+def worker_address() -> str:
+    return get_worker().address
+
+
+def wait_for_worker(client: Client, key: str) -> None:
+    """Return once a worker joined (Slurm jobs still queued, an adaptive cluster at zero).
+
+    It waits on a task, not on the worker count: an adaptive cluster asks for workers only
+    when the scheduler holds tasks. The sweep's worker watch ends a wait past
+    ``--worker-wait`` by closing the client.
+    """
+    if client.scheduler_info(n_workers=0)["n_workers"]:
+        return
+    client.submit(worker_address, key=key, pure=False).result()
+
+
 def ensure_tables(client: Client, root: str, heuristics, size: int, goal: tuple[int, ...],
                   prefix: str) -> Shared:
-    """Build the tables no worker holds (once), then stream them to workers that lack them."""
+    """Build the tables no worker holds (once), then stream them to workers that lack them.
+
+    Waits for a first worker: workers that join later copy the tables (:func:`pull_missing`).
+    """
     groups = groups_of(heuristics, size, goal)
     with open_store(root) as store:  # only names files; the client needs no such folder
         files = [store.path_of(size, goal, group).name for group in groups]
+    wait_for_worker(client, f"{prefix}-first-worker")
     checks = survey(client, root, size, goal, groups, f"{prefix}-survey")
     if not checks:
         return Shared()

@@ -57,6 +57,10 @@ def sweep(
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", parser=typed("cluster"), help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install 'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
+    max_jobs: Annotated[Optional[int], typer.Option("--max-jobs", parser=typed("max_jobs"), help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
+    cluster_option: Annotated[Optional[list[str]], typer.Option("--cluster-option", help="KEY=VALUE overriding a jobqueue.yaml setting of the batch jobs (account, queue, walltime, cores, memory, job_script_prologue, job_extra_directives, interface, ...); the value is JSON or text; repeatable.")] = None,
     worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; after 10 s without one it says so).")] = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
@@ -75,7 +79,8 @@ def sweep(
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
-                   worker_wait=worker_wait)
+                   worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
+                   cluster_options=tuple(cluster_option or ()))
 
     def setup():
         from tilesweep.cluster.connect import check_workers, scheduler_address
@@ -84,7 +89,8 @@ def sweep(
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         _check_store(spec, run.store)
         warming = None
-        if scheduler_address(run.scheduler) is None:  # a malformed address is bad input, before any work
+        # a malformed address is bad input, before any work; batch jobs start their own workers
+        if not run.batch and scheduler_address(run.scheduler) is None:
             check_workers(run.workers)  # processes this machine starts
             warming = _start_fork_server(spec, run.store)
         return spec, run, prepare(spec, retry_errors), warming
@@ -190,7 +196,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         bar = ProgressBar()
         if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
             follow(warming, bar.kernels)
-        with connect(run.scheduler, run.workers) as client:
+        with connect(run.scheduler, run.workers, batch=_batch(spec, run)) as client:
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
@@ -219,6 +225,15 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         if not wait_for_scheduler(run.scheduler, wait):
             _stop(spec, run, plan, retry_errors, "the scheduler did not come back", 1)
         plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
+
+
+def _batch(spec, run) -> dict | None:
+    """The batch jobs' cluster (:func:`~tilesweep.cluster.jobqueue.job_cluster`), their logs
+    in the sweep's ``jobs/`` folder; None for other clusters."""
+    if not run.batch:
+        return None
+    return dict(kind=run.cluster, options=run.cluster_options, jobs=run.jobs, max_jobs=run.max_jobs,
+                logs=spec.folder / "jobs")
 
 
 def _stop(spec, run, plan, retry_errors: bool, reason: str, code: int) -> None:

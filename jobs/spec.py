@@ -41,8 +41,13 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
              "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
              "parallel-above": "parallel_above", "parallel_above": "parallel_above",
-             "worker-wait": "worker_wait", "worker_wait": "worker_wait"}
-RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait")
+             "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
+             "jobs": "jobs", "max-jobs": "max_jobs", "max_jobs": "max_jobs",
+             "cluster-option": "cluster_options", "cluster_options": "cluster_options"}
+RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
+            "cluster_options")
+# Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
+CLUSTER_KINDS = ("local", "slurm", "pbs", "sge")
 OPTIONAL_LIMITS = ("time_limit", "max_memory")
 
 
@@ -57,6 +62,25 @@ def _whole(name: str, minimum: int, maximum: int | None = None):
     return lambda value: whole_number(name, value, minimum, maximum)
 
 
+def parse_cluster(value) -> str:
+    if value not in CLUSTER_KINDS:
+        raise InvalidOptionError(f"cluster {value!r} is not known; expected one of: {', '.join(CLUSTER_KINDS)}")
+    return value
+
+
+def parse_cluster_options(items) -> tuple[str, ...]:
+    """``--cluster-option KEY=VALUE`` texts, or a spec's ``[cluster]`` table (each value
+    written as JSON, which reads back as the same YAML value), as ``KEY=VALUE`` texts."""
+    if isinstance(items, dict):
+        items = [f"{key}={json.dumps(value)}" for key, value in items.items()]
+    for item in items:
+        key, sep, _ = str(item).partition("=")
+        if not sep or not key.strip():
+            raise InvalidOptionError(f"cluster-option {item!r} is not KEY=VALUE; expected e.g. "
+                                     "account=myproject or walltime=02:00:00")
+    return tuple(str(item) for item in items)
+
+
 def parse_chunk_size(value) -> int | str:
     """Instances per task, or ``auto`` (tasks of ~2 s, see :func:`auto_chunk_size`)."""
     return "auto" if value == "auto" else whole_number("chunk-size", value, 1)
@@ -69,7 +93,9 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
                   "max_nodes": _whole("max-nodes", 1, MAX_NODES), "chunk_size": parse_chunk_size,
                   "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1, MAX_NODES),
                   "time_limit": check_time_limit, "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
-                  "max_memory": check_memory, "instances": InstanceSource.parse}
+                  "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
+                  "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
+                  "cluster_options": parse_cluster_options}
 
 
 def parse_options(options: dict) -> dict:
@@ -197,14 +223,25 @@ class RunOptions:
     workers: int | None = None
     parallel_above: int | None = None
     worker_wait: float | None = None  # seconds without a worker before the sweep stops
+    cluster: str | None = None  # CLUSTER_KINDS; None: local, unless a scheduler is given
+    jobs: int | None = None  # batch jobs of workers, a fixed number
+    max_jobs: int | None = None  # or adaptive, from none to this many
+    cluster_options: tuple[str, ...] | None = None  # KEY=VALUE settings of the batch jobs
 
     def args(self) -> list[str]:
         out = []
         for key in RUN_KEYS:
             value = getattr(self, key)
-            if value is not None:
+            if key == "cluster_options":
+                out += [x for item in value or () for x in ("--cluster-option", _quote(item))]
+            elif value is not None:
                 out += [f"--{key.replace('_', '-')}", _quote(str(value))]
         return out
+
+    @property
+    def batch(self) -> bool:
+        """Whether the workers are batch jobs (Slurm, PBS, SGE)."""
+        return self.cluster not in (None, "local")
 
 
 def _quote(text: str) -> str:
@@ -230,8 +267,14 @@ def read_toml(path: str | Path) -> dict:
         data = tomllib.loads(path.read_text())
     except ValueError as err:  # TOMLDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
         raise InvalidOptionError(f"spec file {str(path)!r} is not valid TOML: {err}") from None
+    table = data.get("cluster")
     data = data.get("sweep", data)
     out = {}
+    if isinstance(table, dict):  # [cluster]: kind, jobs, max-jobs; the rest are the jobs' settings
+        table = dict(table)
+        data = {**data, **{k: table.pop(k) for k in ("kind", "jobs", "max-jobs", "max_jobs") if k in table}}
+        data["cluster"] = data.pop("kind", None)
+        out["cluster_options"] = table
     for key, value in data.items():
         if key not in TOML_KEYS:
             raise InvalidOptionError(f"spec file {str(path)!r}: key {key!r} is not known; expected "
@@ -316,7 +359,23 @@ def build_spec(options: dict, toml_path: str | None = None,
         merged.update(read_toml(toml_path))
     merged.update(parse_options({k: v for k, v in options.items() if v is not None and v != ()}))
     run = RunOptions(*(merged.pop(key, None) for key in RUN_KEYS))
+    check_cluster(run)
     return _validate(merged, workers if run.workers is None else run.workers), run
+
+
+def check_cluster(run: RunOptions) -> None:
+    """Options of batch-job workers only with ``--cluster slurm`` (pbs, sge), and not both scales."""
+    scales = [f"--{k.replace('_', '-')}" for k in ("jobs", "max_jobs", "cluster_options") if getattr(run, k)]
+    if scales and not run.batch:
+        raise InvalidOptionError(f"{scales[0]} sets batch jobs of workers; expected it with --cluster slurm "
+                                 "(or pbs, sge)")
+    if run.jobs is not None and run.max_jobs is not None:
+        raise InvalidOptionError(f"--jobs {run.jobs} and --max-jobs {run.max_jobs} both given; expected one: a "
+                                 "fixed number of jobs, or adaptive up to --max-jobs")
+    if run.batch and (run.scheduler is not None or run.workers is not None):
+        given = "--scheduler" if run.scheduler is not None else "--workers"
+        raise InvalidOptionError(f"{given} and --cluster {run.cluster} both given; expected one: the batch jobs "
+                                 "start their own scheduler and workers")
 
 
 def _validate(opts: dict, workers: int) -> SweepSpec:

@@ -3,7 +3,7 @@
 Every tier runs by default, as in CI. ``-m "not slow"`` leaves out all slow tiers while
 developing: the exhaustive checks (``slow``) and the tiers that start real processes
 (``cluster``: Dask schedulers and workers; ``docker``: images and containers; ``browser``:
-headless Chromium), which count as slow too. ``-m cluster`` and the like run one tier.
+headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow too. ``-m cluster`` and the like run one tier.
 """
 
 import os
@@ -19,6 +19,7 @@ SLOW_TIERS = {
     "cluster": "starts real Dask schedulers and workers",
     "docker": "builds images and runs containers with the Docker engine",
     "browser": "drives headless Chromium",
+    "slurm": "runs sweeps through batch jobs of a real Slurm (.ci/install-slurm starts one)",
 }
 
 

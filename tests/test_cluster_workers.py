@@ -125,3 +125,20 @@ def test_a_late_worker_of_another_version_stops_the_sweep(make_cluster, tmp_path
     cluster.workers[-1].wait()
     resumed(resume, cluster.address)
     assert sorted(rows(tmp_path / "late")["instance"]) == list(range(12))
+
+
+def test_tables_wait_for_a_late_first_worker(make_cluster, tmp_path):  # noqa: F811
+    """Worker jobs still queued when the sweep starts (a busy Slurm, an adaptive cluster at
+    zero): the store's missing tables are built once the first worker joins."""
+    cluster = make_cluster()  # a scheduler alone
+    args = ["--size", 3, "--count", 4, "--seed", 1, "--algorithm", "astar", "--heuristic", "pdb:4-4",
+            "--store", tmp_path / "store", "--scheduler", cluster.address, "--out", tmp_path, "--name", "late"]
+    proc = subprocess.Popen([*CLI, "sweep", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:  # the sweep is at its tables: only then does a worker join
+        if line.startswith("pattern databases for pdb:4-4"):
+            break
+    cluster.add_workers(1)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert (rows(tmp_path / "late")["status"] == "solved").sum() == 4

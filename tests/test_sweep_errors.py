@@ -5,6 +5,7 @@ import http.server
 import threading
 from pathlib import Path
 
+import dask
 import pytest
 from typer.testing import CliRunner
 
@@ -46,6 +47,21 @@ def test_scheduler_addresses(tmp_path, http_port):
     code, err = cli(*sweep, "--scheduler", f"tcp://127.0.0.1:{http_port}")
     line = one_line(err)
     assert code == 1 and f"no Dask scheduler answers at 'tcp://127.0.0.1:{http_port}': an HTTP server" in line
+
+
+def test_tls_address_without_usable_tls_settings(tmp_path):
+    """Dask's own failure here is a traceback (TypeError: TLS expects a ssl_context argument)."""
+    sweep = ["sweep", "--size", 3, "--count", 2, "--out", tmp_path, "--scheduler", "tls://127.0.0.1:8786"]
+    with dask.config.set({"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}):
+        code, err = cli(*sweep)
+    assert code == 2 and ("scheduler 'tls://127.0.0.1:8786' is a TLS address, but Dask's configuration has no "
+                          "distributed.comm.tls.ca-file and no distributed.comm.tls.client.cert") in one_line(err)
+    missing = tmp_path / "no-such-ca.pem"
+    with dask.config.set({"distributed.comm.tls.ca-file": str(missing),
+                          "distributed.comm.tls.client.cert": str(missing)}):
+        code, err = cli(*sweep)
+    assert code == 2 and "Dask's TLS settings cannot be used" in one_line(err)
+    assert not (tmp_path / "sweeps").exists() and not list(tmp_path.iterdir())  # refused before any work
 
 
 @pytest.fixture

@@ -44,6 +44,11 @@ CASES = {
     "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
     "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
+    "--cluster": ("cluster", [("local", "local")]),
+    # batch jobs' options only go with --cluster slurm: cases of their own in COMBINED
+    "--jobs": ("jobs", []),
+    "--max-jobs": ("max-jobs", []),
+    "--cluster-option": ("cluster-option", []),
 }
 # Combinations a user types together (the korf100 one was once refused: '4' against 4).
 COMBINED = [
@@ -51,6 +56,10 @@ COMBINED = [
      "--heuristic": ("pdb:7-8+reflect", "pdb:7-8+reflect")},
     {"--size": ("4", 4), "--instances": ("walk:60", "walk:60"), "--count": ("10", 10), "--seed": ("3", 3),
      "--chunk-size": ("2", 2), "--max-nodes": ("5000", 5000), "--workers": ("1", 1)},
+    {"--size": ("4", 4), "--cluster": ("slurm", "slurm"), "--jobs": ("2", 2),
+     "--cluster-option": (["account=lab", "cores=2", "walltime=02:00:00"], ["account=lab", "cores=2",
+                                                                           "walltime=02:00:00"])},
+    {"--size": ("4", 4), "--cluster": ("pbs", "pbs"), "--max-jobs": ("3", 3)},
 ]
 NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors"}  # how the summary prints; which parts rerun
 
@@ -125,7 +134,7 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
     spec, run = check_same(folder, monkeypatch, {option: (words, value)})
     key = option[2:].replace("-", "_")
     typed = value if not isinstance(value, list) else tuple(value)
-    if key in ("store", "scheduler", "workers", "parallel_above", "worker_wait"):
+    if key in ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster"):
         assert getattr(run, key) == typed
     elif key == "instances" and value == BOARDS:
         assert str(spec.instances) == str(folder / BOARDS) and spec.count == 3
@@ -178,6 +187,9 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--time-limit", "1e300", "1e300", "is not a number of seconds; expected a number > 0 and at most 1,000,000,000"),
     ("--worker-wait", "-1", "-1", "is not a number of seconds; expected a number >= 0 and at most 1,000,000,000"),
     ("--worker-wait", "never", '"never"', "worker-wait 'never' is not a number of seconds"),
+    ("--cluster", "k8s", '"k8s"', "cluster 'k8s' is not known; expected one of: local, slurm, pbs, sge"),
+    ("--jobs", "0", "0", "jobs 0 is too small"),
+    ("--cluster-option", "account", '["account"]', "cluster-option 'account' is not KEY=VALUE"),
 ])
 def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, message):
     result = RUNNER.invoke(app, ["sweep", option, text])
@@ -186,3 +198,24 @@ def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, mess
     (folder / "bad.toml").write_text(f"{CASES[option][0]} = {toml}\n")
     with pytest.raises(InvalidOptionError, match=message):
         build_spec({}, str(folder / "bad.toml"))
+
+
+@pytest.mark.parametrize("words, message", [
+    (["--jobs", "2"], "--jobs sets batch jobs of workers; expected it with --cluster slurm"),
+    (["--cluster", "slurm", "--jobs", "2", "--max-jobs", "3"], "--jobs 2 and --max-jobs 3 both given"),
+    (["--cluster", "slurm", "--scheduler", "tcp://10.0.0.5:8786"], "--scheduler and --cluster slurm both given"),
+])
+def test_batch_job_options_that_do_not_fit(folder, words, message):
+    result = RUNNER.invoke(app, ["sweep", *words])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and message in lines[0], result.output
+
+
+def test_a_cluster_table_in_the_spec(folder):
+    """``[cluster]``: its kind and scale, the rest the batch jobs' settings (as --cluster-option)."""
+    (folder / "spec.toml").write_text('[sweep]\ncount = 4\n[cluster]\nkind = "slurm"\nmax-jobs = 2\n'
+                                      'walltime = "01:00:00"\ncores = 2\njob_extra_directives = ["--exclusive"]\n')
+    _, run = build_spec({}, str(folder / "spec.toml"))
+    assert (run.cluster, run.max_jobs, run.jobs) == ("slurm", 2, None)
+    assert run.cluster_options == ('walltime="01:00:00"', "cores=2", 'job_extra_directives=["--exclusive"]')
+    assert "--cluster slurm --max-jobs 2 --cluster-option" in " ".join(run.args())

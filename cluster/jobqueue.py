@@ -1,0 +1,86 @@
+"""Workers as batch jobs: a dask-jobqueue cluster (Slurm; PBS and SGE by the same path).
+
+The site's settings (account, queue, walltime, cores and memory per job, ``module load``
+lines, extra directives) come from Dask's own ``jobqueue.yaml`` as dask-jobqueue reads them;
+``--cluster-option KEY=VALUE`` overrides one for a sweep, its value read as JSON, else as
+text (``cores=2``, ``job_extra_directives=["--exclusive"]``, ``walltime=02:00:00``).
+dask-jobqueue gives each worker the job's memory divided by its processes as its memory
+limit, which the solves' memory budget is taken from (:func:`.memory.default_budget`): both agree with the job's ``--mem``.
+
+dask-jobqueue is an optional extra (``tilesweep[hpc]``), imported only here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+import dask
+
+from tilesweep.solver.errors import InvalidOptionError
+
+CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
+# The dashboard of the scheduler this client starts: loopback (an SSH tunnel reaches it).
+# The scheduler itself listens where the worker jobs can reach it (the ``interface`` setting).
+SCHEDULER_OPTIONS = {"dashboard_address": "127.0.0.1:0"}
+
+
+def settings(items) -> dict:
+    """``KEY=VALUE`` texts (:func:`~tilesweep.jobs.spec.parse_cluster_options`) as keyword
+    arguments of the cluster class. A value that reads as JSON is that value (``cores=4``,
+    ``job_extra_directives=["--exclusive"]``), any other is text (``walltime=02:00:00``)."""
+    out = {}
+    for item in items or ():
+        key, _, text = item.partition("=")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def cluster_class(kind: str):
+    try:
+        module = importlib.import_module("dask_jobqueue")
+    except ImportError:
+        raise InvalidOptionError(f"cluster {kind!r} needs dask-jobqueue, which is not installed; expected "
+                                 "pip install 'tilesweep[hpc]'") from None
+    return getattr(module, CLUSTERS[kind])
+
+
+def job_options(kind: str, options: dict, logs: Path | None) -> dict:
+    """The cluster's keyword arguments: one single-threaded worker process per core (numba
+    kernels never share a GIL), job logs in ``logs``; ``options`` win."""
+    out = {"scheduler_options": dict(SCHEDULER_OPTIONS)}
+    cores = options.get("cores", dask.config.get(f"jobqueue.{kind}.cores", None))
+    if cores and "processes" not in options and not dask.config.get(f"jobqueue.{kind}.processes", None):
+        out["processes"] = cores
+    if logs is not None and not dask.config.get(f"jobqueue.{kind}.log-directory", None):
+        out["log_directory"] = str(logs)
+    scheduler = options.pop("scheduler_options", None) or {}
+    out.update(options)
+    out["scheduler_options"].update(scheduler)
+    return out
+
+
+@contextmanager
+def job_cluster(kind: str, options, jobs: int | None, max_jobs: int | None, logs: Path | None = None):
+    """Yield a started dask-jobqueue cluster of ``kind`` (``options``: ``KEY=VALUE`` texts) scaled to ``jobs`` (fixed) or adaptive
+    from 0 to ``max_jobs``; closing it cancels its jobs."""
+    cls = cluster_class(kind)
+    kwargs = job_options(kind, settings(options), logs)
+    try:
+        cluster = cls(**kwargs)
+    except (TypeError, ValueError) as err:  # an unknown option, or cores/memory not set anywhere
+        raise InvalidOptionError(f"cluster {kind!r} cannot be made from its settings ({err}); expected "
+                                 f"jobqueue.{kind} in Dask's jobqueue.yaml or --cluster-option KEY=VALUE "
+                                 "(e.g. cores=4 memory=8GB)") from None
+    with cluster:
+        if max_jobs is not None:
+            cluster.adapt(minimum_jobs=0, maximum_jobs=max_jobs)
+        else:
+            cluster.scale(jobs=jobs or 1)
+        yield cluster
