@@ -200,6 +200,8 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
+                if plan.lock is not None:  # for the web UI's sweep page
+                    plan.lock.note(dashboard=link)
             isolated = run_plan(client, plan, run.store, bar, announce, BuildProgressLine(),
                                 run.parallel_above, partial(solve_stopped_rows, client, run.store,
                                                             on_row=announce_parallel), bar.kernels,

@@ -100,6 +100,10 @@ def _frame(con, query: str, **params) -> pd.DataFrame:
                                "names aside and recomputes its chunk") from None
 
 
+# the columns a baseline adds, most telling first
+BASELINE_COLUMNS = ("node_reduction_pct", "paired", "fewer", "equal", "more")
+
+
 def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None = None) -> pd.DataFrame:
     """One row per (size, algorithm, heuristic, pruning) in first-seen order (the pruning
     column last); see the module doc.
@@ -134,7 +138,7 @@ def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None
         pairs["node_reduction_pct"] = 100.0 * (1.0 - pairs["n"] / pairs["ref"])
         pairs["size"] = pairs["size"].astype("int64")
         out = out.merge(pairs.drop(columns=["n", "ref"]), on=KEYS, how="left")
-        for column in ("paired", "fewer", "equal", "more"):
+        for column in BASELINE_COLUMNS[1:]:
             out[column] = out[column].fillna(0).astype("int64")
     # pruning is a key, but its column comes last: it was added after the others
     out = out[[c for c in out.columns if c != "pruning"] + ["pruning"]]

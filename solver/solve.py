@@ -17,6 +17,9 @@ from .options import MAX_NODES, byte_size, parse_seconds, whole_number
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")
+# Those whose solution is a shortest one (with an admissible heuristic); DFS returns the
+# first path it reaches, usually far longer.
+OPTIMAL = ("astar", "idastar", "bfs")
 # A*, BFS and DFS store every board they meet, so without --max-nodes they stop here
 # instead of exhausting memory; IDA* needs no store.
 DEFAULT_GRAPH_BUDGET = 20_000_000

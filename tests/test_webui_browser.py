@@ -3,8 +3,6 @@ installed by .ci/install) driven by Selenium against a server on a free loopback
 Screenshots of every page go to ``test-artifacts/webui/``."""
 
 import json
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -16,7 +14,7 @@ from polling import wait_for
 from sweeps_local import local_sweep
 from tilesweep.jobs.report.export import chromium_driver
 from tilesweep.solver import Board
-from webui_server import ARTIFACTS, ENV, ROOT, Server
+from webui_server import ARTIFACTS, ENV, ROOT, Server, running_sweep
 
 pytestmark = pytest.mark.browser
 
@@ -198,14 +196,7 @@ def test_sweeps_page_matches_tilesweep_summary(server, browser):
 
 
 def test_running_sweep_shows_rising_progress(server, browser):
-    out = server.root / "sweeps"
-    shutil.rmtree(out / "running", ignore_errors=True)
-    sweep = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "sweep", "--size", "3", "--count", "600",
-                              "--chunk-size", "30", "--algorithm", "bfs", "--workers", "1", "--name", "running",
-                              "--out", str(out)], cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: (out / "running" / "sweep.json").is_file(), what="the sweep folder")
+    with running_sweep(server.root / "sweeps", "running"):
         browser.get(server.url + "/sweeps/running")
         seen = []
 
@@ -218,13 +209,6 @@ def test_running_sweep_shows_rising_progress(server, browser):
         wait_for(parts, 300, "two progress readings")
         assert seen == sorted(seen) and len(set(seen)) == len(seen)
         screenshot(browser, "sweep-running")
-    finally:
-        sweep.send_signal(signal.SIGINT)
-        try:
-            sweep.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            sweep.kill()
-            sweep.wait()
 
 
 def test_cancel_ends_a_slow_solve(server, browser, korf100):

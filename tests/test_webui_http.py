@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from typer.testing import CliRunner
 
+import naive
 from polling import wait_for
 from sweeps_local import local_sweep
 from tilesweep.cli import app
@@ -570,3 +571,36 @@ def test_an_installed_wheel_serves_its_pages(tmp_path):
         assert status == 200 and text == rendered("play.html")
     finally:
         srv.stop()
+
+
+def test_a_bad_ticket_gets_one_line(server):
+    status, text = request(server, "POST", "/api/solve", {"tiles": "1 2 3 4 5 6 7 0 8", "ticket": "a b/c"})
+    assert_one_line(status, text)
+    assert "ticket 'a b/c' is not a ticket; expected 1 to 64 letters, digits, - or _" in text
+
+
+def test_status_names_a_tickets_solve_and_h_path_replays_it(server):
+    status, text = request(server, "GET", "/api/status?ticket=nobody")
+    state = json.loads(text)
+    assert status == 200 and state["state"] == "unknown" and state["solvers"] == 2
+    result = solve(server, tiles="7 6 2 8 5 3 0 1 4", algorithm="idastar", heuristic="manhattan", ticket="t-1")
+    board = Board.parse("7 6 2 8 5 3 0 1 4")
+    goal = Board.goal(3).tiles
+    expected = [naive.manhattan(board.apply(result["moves"][:k]).tiles, goal)
+                for k in range(result["cost"] + 1)]
+    assert result["h_path"] == expected and expected[0] == result["h0"] and expected[-1] == 0
+
+
+def test_board_h_under_a_heuristic(server):
+    wait_for(lambda: json.loads(request(server, "GET", "/api/status")[1])["ready"], what="the warm-up")
+    status, text = request(server, "POST", "/api/board", {"tiles": "7 6 2 8 5 3 0 1 4", "heuristic": "manhattan"})
+    answer = json.loads(text)
+    assert status == 200 and answer["h"] == naive.manhattan((7, 6, 2, 8, 5, 3, 0, 1, 4), Board.goal(3).tiles)
+    status, text = request(server, "POST", "/api/board", {"tiles": "7 6 2 8 5 3 0 1 4", "heuristic": "pdb:4-4"})
+    answer = json.loads(text)
+    assert answer["h"] is None and "tables are not built" in answer["h_note"]
+
+
+def test_the_favicon_is_served(server):
+    status, text = request(server, "GET", "/favicon.ico")
+    assert status == 200

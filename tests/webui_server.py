@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -70,3 +71,28 @@ def raw_post(server, body: bytes, extra: bytes = b"", length: int | None = None)
     return (b"POST /api/solve HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\n"
             b"X-Tilesweep-Page: 1\r\n" + extra + f"Content-Length: {len(body) if length is None else length}"
             "\r\n\r\n".encode() + body)
+
+
+@contextmanager
+def running_sweep(out: Path, name: str):
+    """A 600-instance BFS sweep ``out/name`` on one embedded worker, in a subprocess (a few
+    minutes of work), from when its folder exists until the block ends; Ctrl-C stops it then."""
+    import shutil
+
+    from polling import wait_for
+
+    shutil.rmtree(out / name, ignore_errors=True)
+    sweep = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "sweep", "--size", "3", "--count", "600",
+                              "--chunk-size", "30", "--algorithm", "bfs", "--workers", "1", "--name", name,
+                              "--out", str(out)], cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: (out / name / "sweep.json").is_file(), what="the sweep folder")
+        yield sweep
+    finally:
+        sweep.send_signal(signal.SIGINT)
+        try:
+            sweep.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            sweep.kill()
+            sweep.wait()

@@ -35,6 +35,7 @@ async def _serve(host: str, port: int, out: str, store: str | None, limits, solv
         server = HTTPServer(app, max_body_size=DRAIN_LIMIT)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
+        watch = asyncio.create_task(pool.log_when_ready())  # noqa: F841 - kept until the server stops
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         await stop.wait()  # until SIGTERM or Ctrl-C

@@ -27,7 +27,7 @@ from tilesweep.solver import ALGORITHMS
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.options import whole_number
-from tilesweep.solver.solve import resolve_goal
+from tilesweep.solver.solve import OPTIMAL, resolve_goal
 from tilesweep.solver.status import STATUSES
 
 from . import solves, sweeps
@@ -192,13 +192,23 @@ class OptionsHandler(Handler):
         store = self.settings["store"]
         self.write({"sizes": solves.SIZES, "goals": solves.GOALS, "algorithms": ALGORITHMS,
                     "heuristics": solves.heuristic_choices(size, goal, store),
-                    "max_nodes": self.settings["limits"].max_nodes,
-                    "time_limit": self.settings["limits"].time_limit, "statuses": STATUSES})
+                    "optimal": OPTIMAL, "max_nodes": self.settings["limits"].max_nodes,
+                    "time_limit": self.settings["limits"].time_limit, "statuses": STATUSES,
+                    "ready": self.settings["pool"].ready})
+
+
+class StatusHandler(Handler):
+    """Whether the kernels are ready, the solvers' load, and where the solve ``ticket`` stands."""
+
+    def get(self) -> None:
+        self.write(self.settings["pool"].state(self.get_query_argument("ticket", None)))
 
 
 class BoardHandler(JsonHandler):
-    def post(self) -> None:
-        self.write(solves.describe_board(self.json()))
+    async def post(self) -> None:
+        data, store, ready = self.json(), self.settings["store"], self.settings["pool"].ready
+        # a thread: a heuristic's h may read pattern databases
+        self.write(await asyncio.get_running_loop().run_in_executor(None, solves.describe_board, data, store, ready))
 
 
 class ShuffleHandler(Handler):
@@ -226,10 +236,12 @@ class SolveHandler(JsonHandler):
     future = None
 
     async def post(self) -> None:
-        req = solves.parse_solve(self.json(), self.settings["limits"])
+        data = self.json()
+        req = solves.parse_solve(data, self.settings["limits"])
+        ticket = solves.parse_ticket(data)
         solves.check_tables(req, self.settings["store"])
         try:
-            result = await self.settings["pool"].solve(req, on_start=self._started)
+            result = await self.settings["pool"].solve(req, on_start=self._started, ticket=ticket)
         except asyncio.CancelledError:
             log.info("solve cancelled: %s %s %s", req.algorithm, req.heuristic, req.tiles)
             return
@@ -304,11 +316,13 @@ def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: So
         (r"/sweeps/?", PageHandler, {"page": "sweeps.html"}),
         (r"/sweeps/([^/]+)", SweepPageHandler, {"page": "sweep.html"}),
         (r"/static/(.*)", StaticHandler, {"path": str(STATIC)}),
+        (r"/(favicon\.ico)", StaticHandler, {"path": str(STATIC)}),
         (r"/files/(.*)", OutFileHandler, {"path": str(out)}),
         (r"/api/options", OptionsHandler),
         (r"/api/board", BoardHandler),
         (r"/api/shuffle", ShuffleHandler),
         (r"/api/solve", SolveHandler),
+        (r"/api/status", StatusHandler),
         (r"/api/sweeps", SweepListHandler),
         (r"/api/sweeps/([^/]+)", SweepHandler),
         (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),

@@ -5,24 +5,32 @@ bad request gets the CLI's one-line message before any work is queued. Solves ru
 small pool of worker processes (pebble), never on the server's event loop: cancelling a
 solve's future (the page's Cancel button closes its request) ends the process running it,
 and the pool starts a fresh one.
+
+The kernels are warmed when the server starts, in a process of their own that a cancelled
+solve cannot kill (:func:`warm_kernels`, under the machine's compile lock): the workers,
+and any worker started after a cancel, wait for it and load the kernels from numba's cache
+rather than compile them. Until it is done the pool is not ``ready`` and the page says so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import re
 import shlex
+import time
 from dataclasses import dataclass
 
 from pebble import ProcessPool
 
 from tilesweep.solver import Board, heuristic_names, parse_heuristic, solve
-from tilesweep.solver.board import goal_label, is_solvable, parity_reason, parse_tiles, size_for_count
+from tilesweep.solver.board import goal_label, goal_tiles, is_solvable, parity_reason, parse_tiles, size_for_count
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
+from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import whole_number
-from tilesweep.solver.solve import check_algorithm, check_time_limit, resolve_goal
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limit, resolve_goal
 
 SIZES = (3, 4)  # the boards the page offers
 GOALS = ("blank-last", "blank-first")
@@ -32,7 +40,14 @@ GOALS = ("blank-last", "blank-first")
 DEFAULT_MAX_NODES = 20_000_000
 # A page's solve that runs this long has been forgotten (closing the page cancels it anyway).
 DEFAULT_TIME_LIMIT = 300.0
-SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit")
+SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit", "ticket")
+BOARD_FIELDS = ("tiles", "size", "goal", "heuristic")
+TICKET = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# what warm_kernels compiles: every algorithm with the page's default heuristics (the others
+# call the same kernels with the same types, or compile their own on first use)
+WARM_COMBOS = (("astar", "manhattan"), ("idastar", "manhattan"), ("astar", "linear-conflict"),
+               ("idastar", "linear-conflict"), ("bfs", "none"), ("dfs", "none"))
+log = logging.getLogger("tilesweep.webui")
 
 
 class BusyError(TilesweepError):
@@ -99,12 +114,47 @@ def page_size(value) -> int:
     return size
 
 
-def describe_board(data) -> dict:
-    """Solvability (decided by parity, no search) of a ``/api/board`` request."""
-    board, goal = parse_board(_check_fields(data, ("tiles", "size", "goal")))
-    return {"tiles": list(board.tiles), "size": board.size, "goal": goal_label(goal),
-            "goal_tiles": list(goal), "solvable": is_solvable(board.tiles, goal, board.size),
-            "reason": parity_reason(board.tiles, goal, board.size)}
+def describe_board(data, store: str | None = None, ready: bool = False) -> dict:
+    """Solvability (decided by parity, no search) of a ``/api/board`` request, and the board's
+    h under its optional ``heuristic`` once the kernels are ``ready`` (``h_note`` says why not)."""
+    board, goal = parse_board(_check_fields(data, BOARD_FIELDS))
+    out = {"tiles": list(board.tiles), "size": board.size, "goal": goal_label(goal),
+           "goal_tiles": list(goal), "solvable": is_solvable(board.tiles, goal, board.size),
+           "reason": parity_reason(board.tiles, goal, board.size)}
+    if "heuristic" in data:
+        out["heuristic"] = name = _text(data, "heuristic")
+        out["h"], out["h_note"] = _board_h(board, goal, name, store, ready)
+    return out
+
+
+def _board_h(board: Board, goal: tuple[int, ...], name: str, store: str | None, ready: bool):
+    """(h, None), or (None, why not): a heuristic being typed may not parse yet."""
+    try:
+        spec = parse_heuristic(name, board.size, goal)
+        missing = missing_tables(name, board.size, goal, store)
+    except TilesweepError as err:
+        return None, str(err)
+    if missing:
+        return None, f"its tables are not built ({', '.join(missing)})"
+    if not ready:
+        return None, "shown once the kernels are ready"
+    return h_along(board, goal, "", spec, _tables(spec, board.size, goal, store))[0], None
+
+
+def _tables(spec, size: int, goal: tuple[int, ...], store: str | None) -> tuple:
+    """The pattern databases of ``spec`` from the store (none for other heuristics)."""
+    from tilesweep.pdb_store import open_store, tables_for
+    return tables_for(spec, size, goal, open_store(store), build=False) if spec.is_pdb else ()
+
+
+def parse_ticket(data: dict) -> str | None:
+    """The page's name for a solve (``ticket``), by which it asks how the solve stands."""
+    if "ticket" not in data:
+        return None
+    ticket = _text(data, "ticket")
+    if not TICKET.fullmatch(ticket):
+        raise InvalidOptionError(f"ticket {quoted(ticket)} is not a ticket; expected 1 to 64 letters, digits, - or _")
+    return ticket
 
 
 def parse_solve(data, limits: Limits) -> SolveRequest:
@@ -178,47 +228,109 @@ def heuristic_choices(size: int, goal_name: str, store: str | None) -> list[dict
 
 
 def run_solve(req: SolveRequest, store: str | None) -> dict:
-    """Solve one request (in a worker process); the result as ``solve --json`` prints it."""
-    from tilesweep.pdb_store import open_store, tables_for
+    """Solve one request (in a worker process); the result as ``solve --json`` prints it, with
+    ``h_path``, h of each board along a solution of an informed search (the replay's h and f)."""
     spec = parse_heuristic(req.heuristic, req.size, req.goal)
-    tables = tables_for(spec, req.size, req.goal, open_store(store), build=False) if spec.is_pdb else ()
+    tables = _tables(spec, req.size, req.goal, store)
     board = Board(req.tiles, req.size)
     result = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit,
                    req.max_memory).to_dict()
     result["reason"] = parity_reason(board.tiles, req.goal, board.size)
     result["worker"] = os.getpid()  # a cancelled solve's process is replaced: a new pid
+    if result["status"] == "solved" and req.algorithm in INFORMED:
+        result["h_path"] = h_along(board, req.goal, result["moves"], spec, tables)
     return result
 
 
-def _warm() -> None:
-    """Compile (or load from numba's cache) every kernel once when a worker starts."""
-    board = Board.parse("1 2 3 4 5 6 7 0 8")
-    for algorithm in ("astar", "idastar", "bfs", "dfs"):
-        for heuristic in ("manhattan", "linear-conflict"):
-            solve(board, "blank-last", algorithm, heuristic)
+def warm_kernels() -> None:
+    """Compile, or load from numba's cache, the kernels of the page's usual solves and of the
+    board's h, under the machine's compile lock (one process compiles, the others load)."""
+    from tilesweep.jobs.kernels import compile_lock
+    from tilesweep.solver.warmup import warm_solve
+    goal = goal_tiles("blank-last", 3)
+    with compile_lock():
+        warm_solve(3, goal, WARM_COMBOS)
+        h_along(Board(goal, 3), goal, "", parse_heuristic("manhattan", 3, goal))
+
+
+def _warm_then_signal(ready) -> None:
+    """The server's warm-up process: :func:`warm_kernels`, then ``ready`` set (also after a
+    failure, which a solve then meets and reports)."""
+    try:
+        warm_kernels()
+    finally:
+        ready.set()
 
 
 class SolvePool:
-    """At most ``workers`` solves at a time in worker processes, at most ``queue`` waiting."""
+    """At most ``workers`` solves at a time in worker processes, at most ``queue`` waiting;
+    the kernels warmed at the start, in a process of their own."""
 
     def __init__(self, workers: int, store: str | None, queue: int = 32):
-        self.store, self.queue, self.waiting = store, queue, 0
-        self.pool = ProcessPool(max_workers=workers, initializer=_warm,
-                                context=multiprocessing.get_context("spawn"))
+        self.store, self.queue, self.workers = store, queue, workers
+        self.tickets: dict[str, object] = {}  # futures of waiting or running solves, oldest first
+        context = multiprocessing.get_context("spawn")
+        self._ready = context.Event()
+        self.started = time.monotonic()
+        self.warm_seconds: float | None = None
+        self.warmer = context.Process(target=_warm_then_signal, args=(self._ready,), daemon=True,
+                                      name="tilesweep-ui-warm")
+        self.warmer.start()
+        self.pool = ProcessPool(max_workers=workers, initializer=warm_kernels, context=context)
 
-    async def solve(self, req: SolveRequest, on_start=None) -> dict:
-        """Run ``req``; ``on_start(future)`` receives the future so a caller can cancel it."""
+    @property
+    def ready(self) -> bool:
+        """Whether the warm-up is done (solves then start without compiling)."""
+        if self.warm_seconds is None and self._ready.is_set():
+            self.warm_seconds = time.monotonic() - self.started
+            log.info("kernels ready (%.1f s after the start)", self.warm_seconds)
+        return self.warm_seconds is not None
+
+    async def log_when_ready(self) -> None:
+        """Log the warm-up's end (``ready`` notes its time when first seen set)."""
+        while not self.ready:
+            await asyncio.sleep(0.2)
+
+    @property
+    def waiting(self) -> int:
+        return len(self.tickets)
+
+    def state(self, ticket: str | None = None) -> dict:
+        """How the pool stands, and where the solve named ``ticket`` is: ``warming`` (waiting
+        for the kernels), ``queued`` (``ahead`` solves before it), ``solving``, or ``unknown``."""
+        futures = list(self.tickets.values())
+        running = sum(1 for f in futures if f.running())
+        out = {"ready": self.ready, "solvers": self.workers, "running": running,
+               "queued": len(futures) - running}
+        if ticket is not None:
+            future = self.tickets.get(ticket)
+            if future is None:
+                out["state"] = "unknown"
+            elif future.running():
+                out["state"] = "solving"
+            else:
+                before = futures[:futures.index(future)]
+                out["state"] = "queued" if self.ready else "warming"
+                out["ahead"] = sum(1 for f in before if not f.running())
+        return out
+
+    async def solve(self, req: SolveRequest, on_start=None, ticket: str | None = None) -> dict:
+        """Run ``req``; ``on_start(future)`` receives the future so a caller can cancel it;
+        :meth:`state` answers for ``ticket`` while it waits or runs."""
         if self.waiting >= self.queue:
             raise BusyError(f"{self.waiting} solves are already waiting; try again when they finish")
         future = self.pool.schedule(run_solve, (req, self.store))
         if on_start is not None:
             on_start(future)
-        self.waiting += 1
+        key = ticket if ticket is not None and ticket not in self.tickets else f"-{id(future)}"
+        self.tickets[key] = future
         try:
             return await asyncio.wrap_future(future)
         finally:
-            self.waiting -= 1
+            del self.tickets[key]
 
     def close(self) -> None:
         self.pool.stop()
         self.pool.join(timeout=5)
+        if self.warmer.is_alive():
+            self.warmer.terminate()

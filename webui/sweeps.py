@@ -8,8 +8,9 @@ from pathlib import Path
 
 from tornado.web import HTTPError
 
+from tilesweep.jobs.lock import running_run
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, list_sweeps, sweep_state
-from tilesweep.jobs.summary import format_summary, summarize
+from tilesweep.jobs.summary import BASELINE_COLUMNS, format_summary, summarize
 
 REPORT_FILE = "report.html"
 
@@ -56,4 +57,7 @@ def detail(folder: Path, baseline: str | None = None) -> dict:
     out["files"] = _files(folder)
     out["report"] = f"/files/{folder.name}/{REPORT_FILE}" if (folder / REPORT_FILE).is_file() else None
     out["heuristics"] = list(state.spec.heuristics) if state.spec else []
+    out["baseline_columns"] = list(BASELINE_COLUMNS)
+    run = None if state.complete else running_run(folder)
+    out["dashboard"] = run.get("dashboard") if run else None
     return out

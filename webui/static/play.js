@@ -4,7 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = {size: 3, goal: "blank-last", tiles: goalTiles(3, "blank-last"), moves: "",
-               check: null, options: null};
+               check: null, options: null, ready: false};
 
 // --- the main board -------------------------------------------------------------------
 
@@ -25,6 +25,47 @@ function move(letter) {
   state.tiles = next;
   state.moves += letter;
   drawMain();
+  showH();
+}
+
+// The heuristic chosen for solving, as the solve request names it.
+function chosenHeuristic() {
+  return $("heuristic-text").value.trim() || $("heuristic").value;
+}
+
+// h of the board under the chosen heuristic, computed by the server's kernels.
+async function showH() {
+  const heuristic = chosenHeuristic(), tiles = state.tiles.slice();
+  if (!heuristic) return;
+  try {
+    const answer = await postJson("/api/board", {tiles: tiles.join(" "), size: state.size, goal: state.goal, heuristic});
+    if (!sameTiles(tiles, state.tiles) || heuristic !== chosenHeuristic()) return;  // moved on meanwhile
+    const line = $("board-h");
+    line.dataset.h = answer.h ?? "";
+    line.textContent = answer.h === null ? `h (${heuristic}): ${answer.h_note}` : `h (${heuristic}) = ${answer.h}`;
+  } catch (err) {
+    $("board-h").textContent = "";
+  }
+}
+
+// Until the server's kernels are warm: say so, and ask again.
+async function watchServer() {
+  try {
+    const status = await api("/api/status");
+    state.ready = status.ready;
+  } catch (err) {
+    state.ready = false;
+  }
+  const line = $("server-state");
+  line.classList.toggle("ready", state.ready);
+  line.dataset.ready = state.ready;
+  if (state.ready) {
+    line.textContent = "";
+    showH();
+    return;
+  }
+  line.textContent = "Warming up: the server is compiling the solver's kernels (the first start takes a minute or two; later starts load them in seconds). Solves wait for it.";
+  setTimeout(watchServer, 500);
 }
 
 function onCell(cell) {
@@ -48,6 +89,7 @@ async function setBoard(tiles) {
     status.textContent = state.check.solvable ? "Solvable." : "Unsolvable.";
     $("board-reason").textContent = state.check.solvable ? "" : `${capitalise(state.check.reason)}.`;
     drawMain();
+    showH();
   } catch (err) {
     $("board-error").textContent = err.message;
   }
@@ -114,6 +156,9 @@ async function loadOptions() {
   $("max-nodes").max = state.options.max_nodes;
   $("time-limit").placeholder = state.options.time_limit;
   $("time-limit").max = state.options.time_limit;
+  $("caps").textContent = `Empty fields use this server's caps: ${fmtInt(state.options.max_nodes)} nodes and ` +
+    `${state.options.time_limit} s per solve; lower values may be typed in (tilesweep ui --max-nodes and --time-limit ` +
+    "set the caps).";
   noteHeuristic();
 }
 
@@ -122,12 +167,16 @@ function noteHeuristic() {
   $("heuristic").disabled = $("heuristic-text").disabled = uninformed;
   const chosen = (state.options?.heuristics || []).find((h) => h.name === $("heuristic").value);
   $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
+  showH();
 }
 
 // What stopped a search, in words; the statuses themselves come from the library.
 function statusText(r) {
   if (r.status === "budget_exceeded" && r.status_reason === "nodes") {
-    return `stopped by the node budget (${fmtInt(r.max_nodes)} nodes)`;
+    const cap = state.options.max_nodes;
+    return `stopped by the node budget (${fmtInt(r.max_nodes)} nodes); ` + (r.max_nodes < cap
+      ? `the node budget above may go up to ${fmtInt(cap)}`
+      : "this server's cap: start tilesweep ui with a larger --max-nodes");
   }
   if (r.status === "budget_exceeded" && r.status_reason === "memory") return "stopped by the memory budget";
   if (r.status === "timeout") return `stopped by the time limit (${r.time_limit} s)`;
@@ -145,7 +194,7 @@ const ALGORITHM_NAMES = {astar: "A*", idastar: "IDA*", bfs: "BFS", dfs: "DFS"};
 function solve() {
   const request = {tiles: state.tiles.join(" "), size: state.size, goal: state.goal,
                    algorithm: $("algorithm").value,
-                   heuristic: $("heuristic-text").value.trim() || $("heuristic").value};
+                   heuristic: chosenHeuristic(), ticket: `t${Date.now()}-${Math.random().toString(36).slice(2, 10)}`};
   if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
   if ($("time-limit").value) request.time_limit = Number($("time-limit").value);
   const card = new SolveCard(request, state.tiles.slice());
@@ -165,12 +214,13 @@ class SolveCard {
     const title = ["bfs", "dfs"].includes(request.algorithm)
       ? ALGORITHM_NAMES[request.algorithm]
       : `${ALGORITHM_NAMES[request.algorithm]} · ${request.heuristic}`;
-    this.status = el("p", {class: "card-status"}, "solving…");
+    this.optimal = state.options.optimal.includes(request.algorithm);
+    this.status = el("p", {class: "card-status"}, state.ready ? "sent…" : "waiting for the kernels to compile…");
     this.cancel = el("button", {class: "cancel", onclick: () => this.controller.abort()}, "Cancel");
     this.body = el("div", {class: "card-body"});
     this.node = el("article", {class: "card running", dataset: {algorithm: request.algorithm,
                                                                heuristic: request.heuristic}},
-      el("header", {}, el("h3", {}, title),
+      el("header", {}, el("h3", {}, title, this.optimal ? null : el("span", {class: "not-optimal"}, " · not optimal")),
          el("button", {class: "close", title: "Remove", onclick: () => this.remove()}, "×")),
       el("p", {class: "card-board"}, `${tiles.join(" ")} → ${request.goal}`),
       this.status, this.cancel, this.body);
@@ -178,12 +228,14 @@ class SolveCard {
 
   remove() {
     this.controller.abort();
+    clearTimeout(this.poll);
     clearInterval(this.timer);
     this.node.remove();
   }
 
   async run() {
     const started = performance.now();
+    this.follow();
     try {
       this.show(await postJson("/api/solve", this.request, this.controller.signal));
     } catch (err) {
@@ -194,8 +246,27 @@ class SolveCard {
     }
   }
 
+  // Where the solve stands on the server (waiting for the kernels, queued, solving) until it ends.
+  async follow() {
+    if (this.node.dataset.status) return;
+    try {
+      const answer = await api(`/api/status?${new URLSearchParams({ticket: this.request.ticket})}`);
+      if (this.node.dataset.status) return;
+      const text = {warming: "waiting for the kernels to compile (first start only)…",
+                    queued: `queued: ${answer.ahead} waiting ahead, all ${answer.solvers} solvers busy…`,
+                    solving: "solving…"}[answer.state];
+      if (text) {
+        this.node.dataset.state = answer.state;
+        this.node.classList.toggle("queued", answer.state !== "solving");
+        this.status.textContent = text;
+      }
+    } catch (err) { /* the solve's own answer reports errors */ }
+    this.poll = setTimeout(() => this.follow(), 300);
+  }
+
   finish(status, text) {
-    this.node.classList.remove("running");
+    clearTimeout(this.poll);
+    this.node.classList.remove("running", "queued");
     this.node.dataset.status = status;
     this.status.textContent = text;
     this.status.classList.toggle("error", !["solved"].includes(status));
@@ -209,7 +280,8 @@ class SolveCard {
 
   show(r) {
     if (r.status === "unsolvable") return this.unsolvable(r.reason);
-    this.finish(r.status, statusText(r));
+    this.finish(r.status, statusText(r) + (r.status === "solved" && !this.optimal
+      ? `: not optimal (${ALGORITHM_NAMES[r.algorithm]} returns the first path it finds, not a shortest)` : ""));
     Object.assign(this.node.dataset, {cost: r.cost ?? "", generated: r.nodes_generated});
     const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
                   ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
@@ -218,12 +290,14 @@ class SolveCard {
     this.body.append(el("table", {class: "figures"},
       rows.map(([label, value, key]) => el("tr", {}, el("th", {}, label), el("td", {class: `r-${key}`}, value)))));
     if (r.iterations && r.iterations.length) this.body.append(iterationTable(r.iterations));
-    if (r.status === "solved") this.player(r.moves || "");
+    if (r.status === "solved") this.player(r.moves || "", r.h_path, r.heuristic);
   }
 
   // The solution replayed on the card's own board: play / pause / step / speed.
-  player(moves) {
+  player(moves, hPath, heuristic) {
     this.moves = moves;
+    this.hPath = hPath;  // h of each board along the solution (informed searches)
+    this.stepH = el("span", {class: "step-h"});
     this.step = 0;
     this.tiles = null;
     this.board = el("div", {class: "board small"});
@@ -242,7 +316,8 @@ class SolveCard {
          this.play,
          el("button", {class: "forward", title: "step forward", onclick: () => { this.pause(); this.seek(this.step + 1); }}, "▶"),
          el("button", {class: "end", title: "jump to the end", onclick: () => { this.pause(); this.seek(this.moves.length); }}, "▶|"),
-         el("label", {}, "speed ", speed), this.counter));
+         el("label", {}, "speed ", speed), this.counter), this.stepH);
+    this.hName = heuristic;
     this.seek(0);
   }
 
@@ -258,6 +333,10 @@ class SolveCard {
     renderBoard(this.board, this.tiles, this.request.size);
     this.board.classList.toggle("at-goal", this.step === this.moves.length);
     this.counter.textContent = `${this.step} / ${this.moves.length}`;
+    const h = this.hPath ? this.hPath[this.step] : null;
+    Object.assign(this.stepH.dataset, {g: this.step, h: h ?? "", f: h === null ? "" : this.step + h});
+    this.stepH.textContent = h === null ? `g = ${this.step}`
+      : `g = ${this.step} · h = ${h} · f = ${this.step + h} (${this.hName})`;
   }
 
   toggle() {
@@ -297,9 +376,11 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("paste-form").addEventListener("submit", pasteBoard);
   $("algorithm").addEventListener("change", noteHeuristic);
   $("heuristic").addEventListener("change", noteHeuristic);
+  $("heuristic-text").addEventListener("change", showH);
   $("solve").addEventListener("click", solve);
   $("clear").addEventListener("click", () => $("results").replaceChildren());
   document.addEventListener("keydown", onKey);
   await changeSize();
+  watchServer();
   document.body.dataset.ready = "true";
 });

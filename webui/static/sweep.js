@@ -4,25 +4,38 @@
 const NAME = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 let timer = null;
 
-function summaryTable(rows) {
+// Text columns (the keys) first, then what a baseline adds, so choosing one shows it in view.
+function columnOrder(rows, baselineColumns) {
+  const columns = Object.keys(rows[0]);
+  const text = columns.filter((c) => rows.some((row) => typeof row[c] === "string"));
+  const added = baselineColumns.filter((c) => columns.includes(c));
+  return [...text, ...added, ...columns.filter((c) => !text.includes(c) && !added.includes(c))];
+}
+
+function summaryTable(rows, baselineColumns = []) {
   const table = document.getElementById("summary");
   if (!rows.length) {
     table.tHead.replaceChildren();
     table.tBodies[0].replaceChildren(el("tr", {}, el("td", {}, "no rows yet")));
     return;
   }
-  const columns = Object.keys(rows[0]);
+  const columns = columnOrder(rows, baselineColumns);
   // text columns (algorithm, heuristic, pruning, ...) are the ones whose values are strings
   const isText = Object.fromEntries(columns.map((c) => [c, rows.some((row) => typeof row[c] === "string")]));
-  table.tHead.replaceChildren(el("tr", {}, columns.map((c) => el("th", {class: isText[c] ? "" : "num"}, c))));
+  const kind = (c) => (isText[c] ? "" : "num") + (baselineColumns.includes(c) ? " baseline" : "");
+  table.tHead.replaceChildren(el("tr", {}, columns.map((c) => el("th", {class: kind(c)}, c))));
   table.tBodies[0].replaceChildren(...rows.map((row) => el("tr", {},
-    columns.map((c) => el("td", {class: isText[c] ? "" : "num", dataset: {column: c, value: row[c] ?? ""}},
+    columns.map((c) => el("td", {class: kind(c), dataset: {column: c, value: row[c] ?? ""}},
                           isText[c] ? row[c] : fmtNum(row[c]))))));
 }
 
 function links(sweep) {
   const holder = document.getElementById("links");
   holder.replaceChildren();
+  if (sweep.dashboard) {
+    holder.append(el("a", {href: sweep.dashboard, id: "dashboard", target: "_blank", rel: "noopener"},
+                     "Dask dashboard (while the sweep runs)"), " · ");
+  }
   if (sweep.report) holder.append(el("a", {href: sweep.report, id: "report"}, "HTML report"), " · ");
   holder.append(el("a", {href: `/api/sweeps/${encodeURIComponent(NAME)}/results.parquet`, id: "download"},
                    "download all rows (one Parquet file)"));
@@ -56,7 +69,7 @@ async function refresh() {
       .map(([s, n]) => `${s} ${fmtInt(n)}`).join(" · ");
     document.getElementById("spec").textContent = sweep.spec ? sweep.spec.command : "";
     baselines(sweep.heuristics);
-    summaryTable(sweep.summary);
+    summaryTable(sweep.summary, sweep.baseline_columns);
     links(sweep);
     document.getElementById("error").textContent = "";
     if (sweep.complete && timer) { clearInterval(timer); timer = null; }
