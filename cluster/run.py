@@ -22,6 +22,7 @@ from distributed.scheduler import KilledWorker
 
 import tilesweep
 from tilesweep.jobs.parts import write_part
+from tilesweep.jobs.plugins import ensure as ensure_plugins
 from tilesweep.jobs.schema import normalise_row, rows_to_table
 from tilesweep.jobs.work import ChunkJob, error_row, solve_chunk_table, stopped_rows
 from tilesweep.pdb_store import BuildProgress
@@ -97,6 +98,7 @@ def run_chunk(job: ChunkJob, plugin: str) -> pa.Table:
     metadata carries the task's seconds (:data:`TASK_SECONDS`) without the worker's setup
     and any compiling: the pace the client's ETA is taken from.
     """
+    ensure_plugins(job.plugins)  # before the tables: a max(...) may name a plugin
     handle = get_worker().plugins.get(plugin)
     tables_for = lambda name: ()  # noqa: E731
     if handle is not None:

@@ -70,6 +70,7 @@ PruneOpt = Annotated[str, typer.Option("--prune", help="parent (never undo the l
 MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
 SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")]
+PluginOpt = Annotated[Optional[list[str]], typer.Option("--plugin", help="A Python file of plugin heuristics (a HEURISTICS dict of numba functions h(tiles, goal)), named plugin:NAME; repeat for several.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
 SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]

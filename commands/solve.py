@@ -13,6 +13,7 @@ from tilesweep.commands.options import (
     GoalOpt,
     MaxMemoryOpt,
     MaxNodesOpt,
+    PluginOpt,
     PruneOpt,
     SchedulerOpt,
     SizeOpt,
@@ -101,6 +102,7 @@ def solve(
     time_limit: TimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     prune: PruneOpt = "parent",
+    plugin: PluginOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
     no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
@@ -121,6 +123,8 @@ def solve(
     from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():
+        from tilesweep.jobs.plugins import load_files
+        load_files(plugin or ())
         board = Board.parse(tiles, size)
         goal_t = resolve_goal(goal, board.size)
         check_algorithm(algorithm)
@@ -134,8 +138,11 @@ def solve(
         if parallel:
             return board, goal_t, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes,
                                                   time_limit, prune)
-        return board, goal_t, solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory,
-                                  prune)
+        result = solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune)
+        if result.status_reason == "heuristic":
+            raise InvalidOptionError(f"heuristic {heuristic!r} returned a negative h on a board of this search; "
+                                     "expected h >= 0")
+        return board, goal_t, result
 
     def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
         from tilesweep.cluster.connect import connect, scheduler_address

@@ -18,6 +18,7 @@ from tilesweep.commands.options import (
     HEURISTIC_NAMES,
     FormatOpt,
     MaxMemoryOpt,
+    PluginOpt,
     SchedulerOpt,
     StoreOpt,
     TimeLimitOpt,
@@ -64,6 +65,7 @@ def sweep(
     worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; after 10 s without one it says so).")] = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
+    plugin: PluginOpt = None,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -80,7 +82,7 @@ def sweep(
                    name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
                    worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
-                   cluster_options=tuple(cluster_option or ()))
+                   cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
 
     def setup():
         from tilesweep.cluster.connect import check_workers, scheduler_address

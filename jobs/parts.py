@@ -76,6 +76,17 @@ def check_folder(path: str | Path, option: str, write: bool = True) -> Path:
     return path
 
 
+def _refuse_changed_plugins(old: SweepSpec, spec: SweepSpec) -> None:
+    """Refuse, naming it, a plugin heuristic whose source changed since the sweep ran:
+    resuming would mix rows of two versions of it."""
+    before = {name: sha for name, sha, *_ in old.plugins}
+    for name, sha, *_ in spec.plugins:
+        if name in before and before[name] != sha:
+            raise SpecMismatchError(f"heuristic 'plugin:{name}' changed since sweep {spec.name!r} ran (source "
+                                    f"sha256 {before[name][:12]}, now {sha[:12]}); its rows would mix two "
+                                    "versions: rerun under a new --name to start anew")
+
+
 def open_sweep_folder(spec: SweepSpec) -> Path:
     """Create ``OUT/NAME`` with ``sweep.json`` and its manifest, or check that the existing
     one is this spec (call with the sweep's :class:`~.lock.SweepLock` held)."""
@@ -88,6 +99,7 @@ def open_sweep_folder(spec: SweepSpec) -> Path:
             raise CorruptPartError(f"{str(stored)!r} is not a tilesweep spec ({err}); "
                                    "move the folder away or choose another --name") from None
         if old.fingerprint() != spec.fingerprint():
+            _refuse_changed_plugins(old, spec)
             diff = [k for k, v in spec.identity().items() if old.identity().get(k) != v]
             raise SpecMismatchError(f"sweep {spec.name!r} in {str(spec.out)!r} was run with another spec "
                                     f"(differs in: {', '.join(diff)}); use another --name or --out")

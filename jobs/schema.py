@@ -7,6 +7,8 @@ otherwise): it reads the same in pandas, pyarrow, DuckDB (``json_extract``) and 
 ``time_limit`` (seconds) and ``max_memory`` (bytes a graph search may store) are the
 limits the row ran under (null: none). ``pruning`` is how the search pruned duplicate
 paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`).
+``heuristic_version`` is the sha256 of a plugin heuristic's source (of each plugin of a
+``max``, joined by ``+``), null for the built-in heuristics.
 
 Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
 format that has it). A part written before a column existed still reads: the column
@@ -49,6 +51,7 @@ RESULT_SCHEMA = pa.schema([
     ("time_limit", pa.float64()),
     ("max_memory", pa.int64()),
     ("pruning", pa.string()),
+    ("heuristic_version", pa.string()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
@@ -56,7 +59,8 @@ COLUMNS = tuple(RESULT_SCHEMA.names)
 # because without --max-memory it is derived from the free memory of the worker.
 TIMING_COLUMNS = ("seconds", "worker", "max_memory")
 ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # tilesweep 0.3
-                 "pruning")  # tilesweep 0.4
+                 "pruning",  # tilesweep 0.4
+                 "heuristic_version")
 # What an added column means in a part written before it: rows before ``pruning`` all
 # used parent pruning; the other columns are unknown (null).
 ADDED_DEFAULTS = {"pruning": "parent"}

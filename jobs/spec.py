@@ -26,13 +26,14 @@ from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.options import MAX_NODES, check_size, parse_seconds, whole_number
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
 
+from .plugins import load_files, used_plugins
 from .sources import InstanceSource, file_instances_info
 
 SPEC_VERSION = 1
 DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
                 chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None,
-                prune="parent")
+                prune="parent", plugin_files=())
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
@@ -43,7 +44,8 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "parallel-above": "parallel_above", "parallel_above": "parallel_above",
              "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
              "jobs": "jobs", "max-jobs": "max_jobs", "max_jobs": "max_jobs",
-             "cluster-option": "cluster_options", "cluster_options": "cluster_options"}
+             "cluster-option": "cluster_options", "cluster_options": "cluster_options",
+             "plugins": "plugin_files", "plugin": "plugin_files"}
 RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
             "cluster_options")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
@@ -142,6 +144,9 @@ class SweepSpec:
     time_limit: float | None = None
     max_memory: int | None = None
     prune: str = "parent"
+    # (name, source sha256, source, file) of each plugin heuristic used: the source goes to
+    # the workers with the tasks; the name and hash are part of the identity
+    plugins: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -172,6 +177,10 @@ class SweepSpec:
                 data.pop(key)
         if data["prune"] == "parent":  # the default, as before --prune existed
             data.pop("prune")
+        if data["plugins"]:
+            data["plugins"] = [[name, sha] for name, sha, *_ in self.plugins]
+        else:  # none: left out, as before plugins existed
+            data.pop("plugins")
         return data
 
     def fingerprint(self) -> str:
@@ -189,11 +198,13 @@ class SweepSpec:
         data["algorithms"] = tuple(data["algorithms"])
         data["heuristics"] = tuple(data["heuristics"])
         data["instances"] = InstanceSource.parse(data["instances"])
+        data["plugins"] = tuple(tuple(p) for p in data.get("plugins", ()))
         return cls(**data)
 
     def command(self, run: "RunOptions | None" = None, prog: str = "tilesweep") -> str:
         """A ``tilesweep sweep`` command line that reruns (and so resumes) this sweep."""
-        args = [prog, "sweep", "--size", str(self.size), "--goal", _quote(self.goal),
+        args = [prog, "sweep", *[x for p in self.plugins for x in ("--plugin", _quote(p[3]))],
+                "--size", str(self.size), "--goal", _quote(self.goal),
                 "--instances", _quote(str(self.instances)), "--count", str(self.count),
                 "--seed", str(self.seed)]
         args += [x for a in self.algorithms for x in ("--algorithm", a)]
@@ -284,6 +295,8 @@ def read_toml(path: str | Path) -> dict:
             value = [value]
         if name == "instances":
             value = InstanceSource.parse(value, base=path.parent)  # a file is relative to the spec
+        if name == "plugin_files":  # relative to the spec too
+            value = tuple(str(path.parent / v) for v in ([value] if isinstance(value, str) else value))
         out[name] = value
     return parse_options(out)
 
@@ -391,12 +404,14 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
     heuristics = _names("heuristic", opts["heuristics"])
     goal = goal_tiles(opts["goal"], opts["size"])
+    load_files(opts["plugin_files"])
     for h in heuristics:
         parse_heuristic(h, opts["size"], goal)
+    used = used_plugins([h for a, h in combinations(algorithms, heuristics)], opts["size"], goal)
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
                      algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
                      time_limit=opts["time_limit"], max_memory=opts["max_memory"],
-                     prune=str(parse_pruning(opts["prune"], opts["size"])))
+                     prune=str(parse_pruning(opts["prune"], opts["size"])), plugins=used)
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")

@@ -17,9 +17,11 @@ import pyarrow as pa
 from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards, tiles_texts
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.plugins import PREFIX as PLUGIN_PREFIX
 from tilesweep.solver.solve import solve
 
 from .instances import InstanceRange, file_boards
+from .plugins import ensure as ensure_plugins
 from .schema import RESULT_SCHEMA, columns_to_table, normalise_row, rows_to_table
 from .spec import SweepSpec
 
@@ -44,6 +46,9 @@ class ChunkJob:
     # IDA* rows stop at this many nodes, to be solved again by parallel IDA* (a run
     # setting, ``--parallel-above``: the rows come out the same, cluster.parallel)
     parallel_above: int | None = None
+    # (name, sha256, source, file) of the plugin heuristics of the sweep, registered
+    # where the task runs (a worker need not see the files)
+    plugins: tuple = ()
 
 
 def node_budget(job: ChunkJob, algorithm: str) -> int | None:
@@ -78,7 +83,8 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
         else:
             instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
-                             spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune))
+                             spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune,
+                             plugins=spec.plugins))
     return jobs
 
 
@@ -124,6 +130,7 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     row.update(base)
     row["goal"] = goal_label(job.goal)
     row["pruning"] = job.prune
+    row["heuristic_version"] = None if heuristic == "none" else spec.heuristic_version
     return row
 
 
@@ -133,6 +140,7 @@ def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda:
     ``memory_budget()`` gives the bytes a graph search may store when the job sets no
     ``max_memory`` (asked before each solve: what is free changes as a worker runs).
     """
+    ensure_plugins(job.plugins)
     faults = injected_faults(job.sweep)
     label = worker_label()
     rows = []
@@ -179,6 +187,7 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
     raised go through :func:`solve_one` as in :func:`solve_chunk`. ``memory_budget()`` is
     asked once per (algorithm, heuristic) here, not before each solve.
     """
+    ensure_plugins(job.plugins)
     faults = injected_faults(job.sweep)
     label = worker_label()
     indices, boards = _boards(job)
@@ -189,7 +198,8 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
     pieces, order = [], []
     for c, (algorithm, heuristic) in enumerate(job.combos):
         budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
-        chosen = np.flatnonzero(in_batch)
+        # a plugin heuristic runs in its own kernels, board by board
+        chosen = np.flatnonzero(in_batch) if PLUGIN_PREFIX not in heuristic else np.zeros(0, np.int64)
         everyone = len(chosen) == len(indices)  # the usual case: no copy of the text column
         try:
             pieces.append(_batch_table(job, algorithm, heuristic, tables_for, budget, indices[chosen],

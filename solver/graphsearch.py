@@ -20,11 +20,11 @@ when its children are generated.
 import numpy as np
 
 from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, table_addresses, wd_step
-from .idastar import is_goal
-from .jit import inline_kernel, kernel
+from .idastar import is_goal, no_plugin
+from .jit import inline_kernel, kernel, plugin_kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
-from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
+from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
 ASTAR, BFS, DFS = 0, 1, 2
 MAX_G = 1023
@@ -103,6 +103,19 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     path : int8[cost]     the moves found
     cost, generated, expanded, max_depth, h0 : int64
     """
+    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False)
+
+
+@plugin_kernel
+def _graph_search_plugin(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
+    """:func:`_graph_search` with h = max(``H``, ``plug(tiles, goal)``) (a plugin heuristic,
+    :class:`solver.heuristics.PluginHeuristic`); a negative value stops it (``BAD_HEURISTIC``)."""
+    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
+
+
+@inline_kernel
+def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug):
+    """The search of :func:`_graph_search`; with ``use_plug`` A* also calls ``plug``."""
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
         goal_col, wd_link_v, wd_link_h, _, _ = H
@@ -115,7 +128,15 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     rows = np.zeros((1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
+    goal = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        goal[goal_pos[t]] = t
     empty_path = np.zeros(0, dtype=np.int8)
+    if use_plug:
+        hp = plug(tiles, goal)
+        if hp < 0:
+            return BAD_HEURISTIC, empty_path, 0, 1, 0, 0, h0
+        h0 = max(h0, hp)
     if is_goal(tiles, goal_pos):
         return SOLVED, empty_path, 0, 1, 0, 0, h0
 
@@ -210,6 +231,11 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
                              lc_code, lc_table, n_groups, group_tiles, group_k, g1, addr[max(g1, 0)],
                              g2, addr[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms,
                              parts)
+                if use_plug:
+                    hp = plug(tiles, goal)
+                    if hp < 0:
+                        return BAD_HEURISTIC, empty_path, 0, generated, expanded, max_depth, h0
+                    hc = max(hc, hp)
             k1, k2 = pack(tiles)
             slot = find_slot(slots, keys, k1, k2)
             known = slots[slot]

@@ -26,6 +26,7 @@ import numpy as np
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
+from .plugins import PREFIX as PLUGIN_PREFIX, checked as checked_plugin, combined_function
 from .ranking import placement_count
 from .walking import WalkTable, walk_table
 
@@ -67,7 +68,13 @@ class HeuristicSpec:
     base: str
     groups: tuple[tuple[int, ...], ...] = ()
     reflect: bool = False
-    parts: tuple[str, ...] = ()  # max(...): the base of each part, in order
+    parts: tuple[str, ...] = ()  # max(...): the base of each built-in part, in order
+    plugins: tuple[tuple[str, str], ...] = ()  # (name, source sha256) of each plugin part
+
+    @property
+    def heuristic_version(self) -> str | None:
+        """The source hash of its plugin (of each, joined by ``+``), None without one."""
+        return "+".join(sha for _, sha in self.plugins) or None
 
     @property
     def is_pdb(self) -> bool:
@@ -134,10 +141,13 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
                                f"{', '.join(map(str, WD_SIZES))} only, not {size}")
     if name in BASE_HEURISTICS:
         return HeuristicSpec(name, name)
+    if name.startswith(PLUGIN_PREFIX):
+        found = checked_plugin(name[len(PLUGIN_PREFIX):], goal)
+        return HeuristicSpec(name, "plugin", plugins=((found.name, found.sha256),))
     _refuse_sum(name)
     if not name.startswith("pdb:"):
         raise UnknownNameError(f"heuristic {name!r} is not known; expected one of: "
-                               + ", ".join(heuristic_names(size)) + ", or pdb:GROUPS[+reflect]")
+                               + ", ".join(heuristic_names(size)) + ", pdb:GROUPS[+reflect] or plugin:NAME")
     body, reflect = name[4:], name.endswith("+reflect")
     if reflect:
         body = body[: -len("+reflect")]
@@ -177,7 +187,9 @@ def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
                                  "walking distance and one of euclidean, misplaced or "
                                  "manhattan/linear-conflict")
     pdb = pdbs[0] if pdbs else HeuristicSpec("", "")
-    return HeuristicSpec(name, "max", pdb.groups, pdb.reflect, tuple(p.base for p in parts))
+    plugins = tuple(dict.fromkeys(x for p in parts for x in p.plugins))
+    built_in = tuple(p.base for p in parts if p.base != "plugin") or ("plugin",)
+    return HeuristicSpec(name, "max", pdb.groups, pdb.reflect, built_in, plugins)
 
 
 class KernelHeuristic(NamedTuple):
@@ -305,7 +317,24 @@ def expected_table_size(size: int, group: tuple[int, ...]) -> int:
     return placement_count(size * size, len(group))
 
 
-_KERNEL_HEURISTICS: dict[tuple, KernelHeuristic] = {}
+class PluginHeuristic(NamedTuple):
+    """A heuristic with plugin parts: h = max(the built-in parts of ``base``, ``plug``).
+
+    base : KernelHeuristic    the built-in parts (h = 0 when there are none)
+    plug : numba dispatcher   ``plug(tiles, goal)``, the plugins' maximum (-1 if one is negative)
+    goal : int64[N]           the goal board handed to ``plug``
+    key : str                 names the compiled kernels of this ``plug`` (its plugins' hashes)
+    alone : bool              no built-in parts: h is ``plug`` alone
+    """
+
+    base: KernelHeuristic
+    plug: object
+    goal: np.ndarray
+    key: str
+    alone: bool
+
+
+_KERNEL_HEURISTICS: dict[tuple, KernelHeuristic | PluginHeuristic] = {}
 
 
 def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
@@ -319,7 +348,12 @@ def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
     key = (spec, size, tuple(goal), tuple((t.__array_interface__["data"][0], t.shape, t.dtype.str)
                                           for t in map(np.asarray, tables)))
     if key not in _KERNEL_HEURISTICS:
-        _KERNEL_HEURISTICS[key] = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
+        H = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
+        if spec.plugins:
+            goal_board = np.array(goal, dtype=np.int64)
+            H = PluginHeuristic(H, combined_function(tuple(n for n, _ in spec.plugins)), goal_board,
+                                spec.heuristic_version, spec.bases == ("plugin",))
+        _KERNEL_HEURISTICS[key] = H
     return _KERNEL_HEURISTICS[key]
 
 

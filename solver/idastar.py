@@ -40,9 +40,9 @@ from .hstate import (
     table_addresses,
     wd_step,
 )
-from .jit import inline_kernel, kernel
+from .jit import inline_kernel, kernel, plugin_kernel
 from .limits import deadline_of, limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
 MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
 MAX_ITERATIONS = 1024
@@ -324,7 +324,7 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, add
 
 @inline_kernel
 def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
-            generated, expanded, check_at, limits, deadline, fsm, use_fsm):
+            generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal):
     """One depth-first contour of :func:`_idastar` below a node at depth ``g0``.
 
     ``tiles``/``pos`` show the node, ``rows[0]`` holds its heuristic parts, ``last`` is the
@@ -336,7 +336,9 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     With a reflected pattern database the mirror lookup is made only when it can matter:
     not for a child that the regular sum already cuts off with an f no smaller than the
     least f above the bound met so far, as the larger h could neither keep the child nor
-    lower the next bound (the counts stay those of the full lookup).
+    lower the next bound (the counts stay those of the full lookup). With ``use_plug``,
+    h is also at least ``plug(tiles, goal)`` (a plugin heuristic, :mod:`solver.plugins`),
+    called under the same rule; a negative value stops the search (``BAD_HEURISTIC``).
 
     Returns
     -------
@@ -405,6 +407,13 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
             if q_sum > p_sum:
                 hc = combine(ht, lc, q_sum, w, terms, n_terms)
                 f = g0 + d + 1 + hc
+        if use_plug and (f <= bound or f < next_bound):
+            hp = plug(tiles, goal)
+            if hp < 0:
+                return BAD_HEURISTIC, generated, expanded, next_bound, 0, check_at
+            if hp > hc:
+                hc = hp
+                f = g0 + d + 1 + hc
         if f > bound:
             if f < next_bound:
                 next_bound = f
@@ -451,6 +460,25 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
     n_iter, h0 : int64
     """
+    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False)
+
+
+@kernel
+def no_plugin(tiles, goal):
+    """The plugin argument of a search without one (never called)."""
+    return 0
+
+
+@plugin_kernel
+def _idastar_plugin(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
+    """:func:`_idastar` with h = max(``H``, ``plug(tiles, goal)``): a plugin heuristic
+    (:class:`solver.heuristics.PluginHeuristic`)."""
+    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
+
+
+@inline_kernel
+def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug):
+    """The search of :func:`_idastar`, with ``plug`` as :func:`contour` takes it."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -464,6 +492,14 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
+    goal = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        goal[goal_pos[t]] = t
+    if use_plug:
+        hp = plug(tiles, goal)
+        if hp < 0:
+            return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
+        h0 = max(h0, hp)
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     deadline = deadline_of(limits)
@@ -477,7 +513,7 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
         expanded += 1
         status, generated, expanded, next_bound, cost, check_at = contour(
             tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
-            generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+            generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:
             return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0

@@ -10,11 +10,14 @@ import numpy as np
 from .astar import _astar, astar_hmode, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
-from .graphsearch import ASTAR, BFS, DFS, _graph_search
-from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init
-from .idastar import _idastar, _idastar_tiles
+from .graphsearch import ASTAR, BFS, DFS, _graph_search, _graph_search_plugin
+from .heuristics import PluginHeuristic
+from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init, h_many
+from .idastar import _idastar, _idastar_plugin, _idastar_tiles
 from .idastar_pdb import _idastar_pdb, mirrors_early
+from .idastar_plugin import _idastar_plugin_only
 from .idastar_walk import _idastar_walk, walk_steps
+from .plugins import plugin_values
 from .status import SOLVED, outcome
 from .walking import start_patterns
 
@@ -43,7 +46,17 @@ def heuristic_of(board, goal, H) -> int:
     """h of ``board``."""
     tiles = board.array().astype(np.int64)
     pos = positions(board.tiles)
+    if isinstance(H, PluginHeuristic):
+        return max(int(h_init(tiles, pos, board.size, H.base, np.zeros((1, HS_LEN), dtype=np.int64), 0)),
+                   int(H.plug(tiles, H.goal)))
     return int(h_init(tiles, pos, board.size, H, np.zeros((1, HS_LEN), dtype=np.int64), 0))
+
+
+def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
+    """h of each row of ``boards`` (int8[M, N]): int64[M]."""
+    if isinstance(H, PluginHeuristic):
+        return np.maximum(h_many(boards, size, H.base), plugin_values(boards, H.goal, H.plug))
+    return h_many(boards, size, H)
 
 
 _MOVE_LETTERS = bytes.maketrans(bytes(range(len(MOVES))), MOVES.encode())
@@ -103,7 +116,7 @@ _NO_FSM.flags.writeable = False
 
 def serves_tiles_kernel(H) -> bool:
     """Whether IDA* runs ``H`` in the per-tile kernel: a per-tile heuristic, either pruning."""
-    return H.n_terms == 1 and H.terms[0] == TERM_TILES
+    return not isinstance(H, PluginHeuristic) and H.n_terms == 1 and H.terms[0] == TERM_TILES
 
 
 def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
@@ -124,6 +137,12 @@ def idastar_call(size, goal, H, limits, automaton=None):
     fsm = None if automaton is None else automaton.full
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
+    if isinstance(H, PluginHeuristic) and H.alone:
+        return f"idastar-plugin-only-{H.key}", lambda tiles: _idastar_plugin_only(
+            tiles, goal_pos, neighbours64(size), limits, table, use_fsm, H.plug)
+    if isinstance(H, PluginHeuristic):
+        return f"idastar-plugin-{H.key}", lambda tiles: _idastar_plugin(
+            tiles, size, goal_pos, neighbours64(size), H.base, limits, table, use_fsm, H.plug)
     if serves_tiles_kernel(H):
         args = tiles_kernel_args(size, goal, H, limits, automaton)
         return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, *args)
@@ -160,11 +179,14 @@ def graph_call(kind, size, goal, H, limits, automaton=None):
     """The call of the A*/BFS/DFS kernel (``kind``) and its warm-up name: the packed A* of
     :mod:`solver.astar` for A* with parent pruning on 3×3 and 4×4, else the general one.
     ``automaton``: :mod:`solver.fsm`, or None."""
+    goal_pos, nbr = goal_positions(goal), neighbours64(size)
+    table = _NO_FSM if automaton is None else automaton.strict
+    if isinstance(H, PluginHeuristic):
+        return f"graph-plugin-{H.key}", lambda tiles: _graph_search_plugin(
+            kind, tiles, size, goal_pos, nbr, H.base, limits, table, automaton is not None, H.plug)
     if packed_astar_serves(kind, size, automaton):
         args = packed_astar_args(size, goal, H, limits)
         return "astar-packed", lambda tiles: _astar(tiles, *args)
-    goal_pos, nbr = goal_positions(goal), neighbours64(size)
-    table = _NO_FSM if automaton is None else automaton.strict
     return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,
                                                 automaton is not None)
 

@@ -14,6 +14,7 @@ from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
 from .limits import UNLIMITED, make_limits
 from .options import MAX_NODES, byte_size, parse_seconds, whole_number
+from .plugins import PluginError
 
 ALGORITHMS = ("astar", "idastar", "bfs", "dfs")
 INFORMED = ("astar", "idastar")
@@ -156,4 +157,14 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
         return result
     limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
     fsm = automaton(board.size, pruning.depth) if pruning.kind == "fsm" else None
-    return search.run(algorithm, board, goal_t, H, limits, result, fsm, split)
+    if not spec.plugins:
+        return search.run(algorithm, board, goal_t, H, limits, result, fsm, split)
+    if split is not None:
+        raise InvalidOptionError(f"heuristic {spec.name!r}: parallel search does not run plugin heuristics; "
+                                 "leave out --parallel")
+    result.extra["heuristic_version"] = spec.heuristic_version
+    try:
+        return search.run(algorithm, board, goal_t, H, limits, result, fsm)
+    except Exception as err:  # noqa: BLE001 - the user's code raised inside the kernel
+        raise PluginError(f"heuristic {spec.name!r} raised {type(err).__name__} on board {board.text()!r}: "
+                          f"{str(err).splitlines()[0] if str(err) else ''}") from None

@@ -19,7 +19,8 @@ status                    meaning (``status_reason``)
 ``error``                 the solve did not finish: ``exception`` (it raised; the
                           ``error`` column has the message), ``worker_died`` (the
                           process running it died, again and again), ``exhausted`` (the
-                          search ran out of nodes on a solvable board: a bug)
+                          search ran out of nodes on a solvable board: a bug),
+                          ``heuristic`` (a plugin heuristic returned a negative h)
 ========================  ==========================================================
 """
 
@@ -30,6 +31,7 @@ TIMEOUT = 3
 TOO_DEEP = 4
 TOO_MANY_ITERATIONS = 5
 EXHAUSTED = 6
+BAD_HEURISTIC = 7  # a plugin heuristic returned a negative h
 RUNNING = -1  # not a result: what the limit checks return while the search may go on
 
 OUTCOMES = {
@@ -40,10 +42,11 @@ OUTCOMES = {
     TOO_DEEP: ("too_deep", None),
     TOO_MANY_ITERATIONS: ("too_many_iterations", None),
     EXHAUSTED: ("error", "exhausted"),
+    BAD_HEURISTIC: ("error", "heuristic"),
 }
 
 STATUSES = ("solved", "unsolvable", "budget_exceeded", "timeout", "too_deep", "too_many_iterations", "error")
-REASONS = {"budget_exceeded": ("nodes", "memory"), "error": ("exception", "worker_died", "exhausted")}
+REASONS = {"budget_exceeded": ("nodes", "memory"), "error": ("exception", "worker_died", "exhausted", "heuristic")}
 
 
 def outcome(code: int) -> tuple[str, str | None]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import MAX_DEPTH, RANKS_LEN, contour, contour_tiles, successor_lists, tile_deltas
+from .idastar import MAX_DEPTH, RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas
 from .jit import kernel
 from .limits import deadline_of, make_limits, next_check
 from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
@@ -134,7 +134,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
         before = generated
         st, generated, expanded, nb, moves, check_at = contour(
             tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
-            scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm)
+            scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm, no_plugin, False, goal_pos)
         sizes[r] = generated - before
         next_bound = min(next_bound, nb)
         if st == SOLVED:

@@ -1,0 +1,131 @@
+"""IDA* for a plugin heuristic alone (:mod:`solver.plugins`): h is the plugin's value.
+
+The search of :func:`solver.idastar._idastar` (successor lists, the goal test at
+generation within the bound, the same node accounting), without the built-in heuristic
+parts it carries per depth: a child's h is one call of the plugin on the board. A plugin
+combined with built-in heuristics in a ``max(...)`` runs in :func:`solver.idastar._idastar_plugin`;
+this kernel is the smaller one, which numba compiles (once per process and plugin) in a
+fraction of that one's time.
+"""
+
+import numpy as np
+
+from .idastar import (
+    LIST_END,
+    MAX_DEPTH,
+    MAX_ITERATIONS,
+    _outputs,
+    blank_of,
+    is_goal,
+    list_start,
+    move_of,
+    successor_lists,
+    target_of,
+    write_path,
+)
+from .jit import inline_kernel, plugin_kernel
+from .limits import deadline_of, limit_hit, next_check
+from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+
+
+@inline_kernel
+def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded,
+                   check_at, limits, deadline, fsm, use_fsm, plug):
+    """One contour below the start (``tiles``, blank on ``blank``); returns as
+    :func:`solver.idastar.contour`."""
+    next_bound = np.int64(1) << 40
+    d = 0
+    b = np.int64(blank)
+    q = np.int64(0)
+    p = list_start(b, -1)
+    while True:
+        code = lists[p]
+        if code == LIST_END:  # all children tried: back up
+            if d == 0:
+                break
+            d -= 1
+            p = st_pos[d]
+            pb = np.int64(blank_of(lists[p - np.uint64(1)]))
+            tiles[b] = tiles[pb]
+            tiles[pb] = 0
+            b = pb
+            q = st_q[d]
+            continue
+        p += np.uint64(1)
+        nq = q
+        if use_fsm:
+            nq = np.int64(fsm[q * 4 + move_of(code)])
+            if nq < 0:
+                continue  # completes a forbidden move string: not generated
+        if generated >= check_at:
+            hit = limit_hit(generated, limits, deadline)
+            if hit != RUNNING:
+                return hit, generated, expanded, next_bound, 0, check_at
+            check_at = next_check(generated, limits)
+        generated += 1
+        tgt = np.int64(target_of(code))
+        tiles[b] = tiles[tgt]
+        tiles[tgt] = 0
+        hc = np.int64(plug(tiles, goal))
+        if hc < 0:
+            return BAD_HEURISTIC, generated, expanded, next_bound, 0, check_at
+        f = d + 1 + hc
+        if f > bound:
+            if f < next_bound:
+                next_bound = f
+            tiles[tgt] = tiles[b]
+            tiles[b] = 0
+            continue
+        st_pos[d] = p
+        st_q[d] = q
+        if hc == 0 and is_goal(tiles, goal_pos):
+            write_path(path, lists, st_pos, d + 1)
+            return SOLVED, generated, expanded, next_bound, d + 1, check_at
+        if d + 1 >= MAX_DEPTH:
+            return TOO_DEEP, generated, expanded, next_bound, 0, check_at
+        expanded += 1
+        d += 1
+        b = tgt
+        q = nq
+        p = list_start(tgt, move_of(code))
+    return RUNNING, generated, expanded, next_bound, 0, check_at
+
+
+@plugin_kernel
+def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug):
+    """IDA* with h = ``plug(tiles, goal)``; arguments (``nbr``: int64[N, 4]) and returns as
+    :func:`solver.idastar._idastar`."""
+    n = tiles8.shape[0]
+    tiles = tiles8.astype(np.int64)
+    goal = np.empty(n, dtype=np.int64)
+    blank = 0
+    for c in range(n):
+        goal[goal_pos[c]] = c
+        if tiles[c] == 0:
+            blank = c
+    lists = successor_lists(nbr)
+    path, bounds, iter_nodes = _outputs()
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    h0 = np.int64(plug(tiles, goal))
+    generated = np.int64(1)  # the root
+    expanded = np.int64(0)
+    if h0 < 0:
+        return BAD_HEURISTIC, path, 0, generated, expanded, bounds, iter_nodes, 0, h0
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    bound = h0
+    n_iter = 0
+    while n_iter < MAX_ITERATIONS:
+        start_generated = generated - 1 if n_iter == 0 else generated
+        bounds[n_iter] = bound
+        n_iter += 1
+        expanded += 1
+        status, generated, expanded, next_bound, cost, check_at = contour_plugin(
+            tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded, check_at,
+            limits, deadline, fsm, use_fsm, plug)
+        iter_nodes[n_iter - 1] = generated - start_generated
+        if status != RUNNING:
+            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0
+        bound = next_bound
+    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0

@@ -1,0 +1,167 @@
+"""Plugin heuristics: a user's numba function of the board, named ``plugin:NAME``.
+
+A plugin is Python source that defines ``HEURISTICS``, a dict from names to functions
+``h(tiles, goal) -> int``: ``tiles`` and ``goal`` are ``int64[N]`` boards, row-major,
+0 the blank (read them, never write them); ``h`` is the estimated moves to the goal,
+0 at the goal. A function not yet compiled with ``numba.njit`` is compiled here. The
+search kernels call it for every node they generate, at compiled speed.
+
+This module keeps the plugins of this process by name (:func:`register`, the source
+text in; reading files is the callers' part) and checks a plugin on the board size and
+goal before it runs (:func:`checked`): it must compile for ``int64`` boards, return an
+integer, and give 0 at the goal. A plugin is known by its name and the sha256 of its
+source (:attr:`Plugin.sha256`), which sweeps record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import types
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numba
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from .errors import InvalidOptionError, UnknownNameError
+from .jit import plugin_kernel
+
+PREFIX = "plugin:"
+NAME_RE = r"[a-z0-9][a-z0-9_.-]*"
+
+
+class PluginError(InvalidOptionError):
+    """A plugin that cannot serve as a heuristic (does not load, compile, or returns a bad h)."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    sha256: str       # of the source that defines it
+    source: str
+    origin: str       # where the source came from (a file name), for messages
+    function: object  # the numba dispatcher
+
+
+_PLUGINS: dict[str, Plugin] = {}
+
+
+def source_sha256(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def register(source: str, origin: str) -> tuple[str, ...]:
+    """Run plugin ``source`` and keep each heuristic of its ``HEURISTICS``; return their names.
+
+    A name already known is replaced (the last source given wins).
+    """
+    sha = source_sha256(source)
+    module = types.ModuleType(f"tilesweep_plugin_{sha[:16]}")
+    module.__file__ = origin
+    try:
+        exec(compile(source, origin, "exec"), module.__dict__)  # noqa: S102 - the user's own heuristic
+    except Exception as err:  # noqa: BLE001 - whatever the user's module raises is reported in one line
+        raise PluginError(f"plugin file {origin!r} raises when loaded: {type(err).__name__}: "
+                          f"{_first_line(err)}") from None
+    found = getattr(module, "HEURISTICS", None)
+    if not isinstance(found, dict) or not found:
+        raise PluginError(f"plugin file {origin!r} defines no HEURISTICS; expected a dict such as "
+                          "HEURISTICS = {'my-h': my_h} of numba functions h(tiles, goal) -> int")
+    for name, function in found.items():
+        if not isinstance(name, str) or not re.fullmatch(NAME_RE, name):
+            raise PluginError(f"plugin file {origin!r}: heuristic name {name!r} is not a name; expected "
+                              "lower-case letters, digits, '.', '_' and '-'")
+        if not callable(function):
+            raise PluginError(f"plugin file {origin!r}: HEURISTICS[{name!r}] is not a function")
+    for name, function in found.items():
+        compiled = function if isinstance(function, Dispatcher) else numba.njit(function)
+        _PLUGINS[name] = Plugin(name, sha, source, origin, compiled)
+    return tuple(found)
+
+
+def ensure(sources) -> None:
+    """Register each ``(name, sha256, source)`` whose plugin this process lacks or has
+    another version of (a worker receiving a sweep's plugins)."""
+    for name, sha, source in sources:
+        known = _PLUGINS.get(name)
+        if known is None or known.sha256 != sha:
+            register(source, f"<plugin {name}>")
+
+
+def names() -> list[str]:
+    return sorted(_PLUGINS)
+
+
+def plugin(name: str) -> Plugin:
+    """The plugin called ``name`` (without the ``plugin:`` prefix)."""
+    if name not in _PLUGINS:
+        loaded = ", ".join(PREFIX + n for n in names()) or "none"
+        raise UnknownNameError(f"heuristic {PREFIX + name!r} is not a loaded plugin (loaded: {loaded}); "
+                               "expected a name from HEURISTICS of a file given with --plugin FILE")
+    return _PLUGINS[name]
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else type(err).__name__
+
+
+@lru_cache(maxsize=256)
+def _checked(name: str, sha: str, goal: tuple[int, ...]) -> None:
+    p = _PLUGINS[name]
+    board = np.array(goal, dtype=np.int64)
+    try:
+        value = p.function(board, board.copy())
+    except numba.core.errors.TypingError as err:
+        raise PluginError(f"heuristic {PREFIX + name!r} does not compile for int64 boards: "
+                          f"{_first_line(err)}") from None
+    except Exception as err:  # noqa: BLE001
+        raise PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} at the goal: "
+                          f"{_first_line(err)}") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise PluginError(f"heuristic {PREFIX + name!r} returns {type(value).__name__} {value!r}; "
+                          "expected an integer number of moves")
+    if value != 0:
+        raise PluginError(f"heuristic {PREFIX + name!r} gives h = {value} at the goal; expected 0")
+
+
+def checked(name: str, goal: tuple[int, ...]) -> Plugin:
+    """The plugin ``name``, once checked on ``goal`` (compiles, returns an int, 0 there)."""
+    p = plugin(name)
+    _checked(name, p.sha256, tuple(goal))
+    return p
+
+
+def combined_function(plugin_names: tuple[str, ...]):
+    """One numba function: the maximum of the named plugins, or -1 if any is negative."""
+    functions = [_PLUGINS[n].function for n in plugin_names]
+    combined = functions[0]
+    for other in functions[1:]:
+        combined = _max_of(combined, other)
+    return combined
+
+
+def _max_of(a, b):
+    @numba.njit
+    def larger(tiles, goal):
+        x = a(tiles, goal)
+        y = b(tiles, goal)
+        if x < 0 or y < 0:
+            return -1
+        return x if x > y else y
+    return larger
+
+
+@plugin_kernel
+def plugin_values(boards, goal, plug):
+    """``plug`` of each row of ``boards`` (int8[M, N]) for ``goal`` (int64[N]); int64[M]."""
+    m, n = boards.shape
+    out = np.empty(m, dtype=np.int64)
+    tiles = np.empty(n, dtype=np.int64)
+    for i in range(m):
+        for c in range(n):
+            tiles[c] = boards[i, c]
+        out[i] = plug(tiles, goal)
+    return out

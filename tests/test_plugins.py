@@ -1,0 +1,105 @@
+"""Plugin heuristics (``--plugin FILE``, ``plugin:NAME``): the same search as the built-ins,
+the checks that refuse a plugin in one line, and the spec's identity of a plugin."""
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from program import CLI
+from tilesweep.jobs.plugins import load_files
+from tilesweep.jobs.spec import build_spec
+from tilesweep.solver import Board, solve
+from tilesweep.solver.plugins import PluginError, register
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
+NEAR_GOAL = "1 2 3 4 5 6 0 7 8"  # two moves from the goal
+
+
+def plugin_source(body: str, name: str = "custom") -> str:
+    """A plugin file whose heuristic ``name`` runs ``body`` (indented) with tiles and goal."""
+    return ("import numba\n\n@numba.njit\ndef h(tiles, goal):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+            + f"\nHEURISTICS = {{{name!r}: h}}\n")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def example():
+    load_files([EXAMPLE])
+
+
+@pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
+def test_the_manhattan_plugin_generates_the_builtin_nodes():
+    boards = ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1", "1 2 3 4 5 6 7 8 0", NEAR_GOAL]
+    for text in boards:
+        board = Board.parse(text)
+        builtin = solve(board, "blank-last", "idastar", "manhattan")
+        plugin = solve(board, "blank-last", "idastar", "plugin:manhattan-plugin")
+        assert plugin.status == "solved" and plugin.heuristic == "plugin:manhattan-plugin"
+        for field in ("cost", "moves", "nodes_generated", "nodes_expanded", "h0", "iterations"):
+            assert getattr(plugin, field) == getattr(builtin, field), (text, field)
+        assert plugin.extra["heuristic_version"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+
+
+@pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
+def test_an_inadmissible_plugin_finds_a_longer_solution():
+    board = Board.parse("8 6 7 2 5 4 3 0 1")
+    twice = solve(board, "blank-last", "idastar", "plugin:twice-manhattan")
+    assert twice.status == "solved" and twice.cost > 31  # 31 is optimal
+    assert Board.parse("8 6 7 2 5 4 3 0 1").apply(twice.moves).tiles == (1, 2, 3, 4, 5, 6, 7, 8, 0)
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("return 0.5", r"'plugin:custom' returns float 0.5; expected an integer"),
+    ("return tiles.nothing", r"'plugin:custom' does not compile for int64 boards"),
+    ("return 1", r"'plugin:custom' gives h = 1 at the goal; expected 0"),
+])
+def test_a_plugin_that_cannot_serve_is_refused_naming_it(body, expected):
+    register(plugin_source(body), "custom.py")
+    with pytest.raises(PluginError, match=expected):
+        solve(Board.parse(NEAR_GOAL), "blank-last", "idastar", "plugin:custom")
+
+
+@pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
+def test_a_plugin_that_raises_on_a_board_is_one_error_naming_it_and_the_board():
+    register(plugin_source("if tiles[6] == 0:\n    raise ValueError('no blank there')\nreturn 0"), "custom.py")
+    with pytest.raises(PluginError, match=r"'plugin:custom' raised ValueError on board '1 2 3 4 5 6 0 7 8': "
+                                          "no blank there"):
+        solve(Board.parse(NEAR_GOAL), "blank-last", "idastar", "plugin:custom")
+
+
+def test_a_plugin_file_without_heuristics_is_refused(tmp_path):
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    with pytest.raises(PluginError, match="defines no HEURISTICS"):
+        load_files([tmp_path / "empty.py"])
+    with pytest.raises(PluginError, match="does not exist"):
+        load_files([tmp_path / "missing.py"])
+
+
+@pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
+def test_the_command_line_gives_one_line_and_exit_2_for_a_negative_h(tmp_path):
+    path = tmp_path / "negative.py"
+    path.write_text(plugin_source("for c in range(tiles.shape[0]):\n    if tiles[c] != goal[c]:\n"
+                                  "        return -1\nreturn 0", "negative"))
+    out = subprocess.run([*CLI, "solve", NEAR_GOAL, "--plugin", str(path), "-H", "plugin:negative"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error: heuristic 'plugin:negative' returned a negative h on a board of this search; expected h >= 0"]
+    solved = subprocess.run([*CLI, "solve", NEAR_GOAL, "--plugin", str(EXAMPLE), "-H", "plugin:manhattan-plugin",
+                             "--json"], capture_output=True, text=True, timeout=300)
+    assert json.loads(solved.stdout)["nodes_generated"] == solve(Board.parse(NEAR_GOAL)).nodes_generated
+
+
+def test_the_spec_holds_the_plugin_name_and_hash(tmp_path):
+    spec, _ = build_spec({"out": str(tmp_path), "heuristics": ("plugin:manhattan-plugin", "manhattan"),
+                          "plugin_files": (str(EXAMPLE),), "count": 5})
+    sha = hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+    assert spec.identity()["plugins"] == [["manhattan-plugin", sha]]
+    assert f"--plugin {EXAMPLE}" in spec.command()
+    changed = tmp_path / "manhattan.py"
+    changed.write_text(EXAMPLE.read_text() + "\n# edited\n")
+    edited, _ = build_spec({"out": str(tmp_path), "heuristics": ("plugin:manhattan-plugin", "manhattan"),
+                            "plugin_files": (str(changed),), "count": 5})
+    assert edited.fingerprint() != spec.fingerprint()
