@@ -89,6 +89,10 @@ def test_the_page_says_warming_up_and_a_solve_waits_for_the_kernels(server, brow
     wait_for(lambda: card.get_attribute("data-state") == "warming", what="the card's warming state")
     assert "waiting for the kernels to compile" in card.text
     screenshot(browser, "start-warming")
+    cancelled = start_solve(browser, "idastar")  # cancelled while it waits: the first one goes on
+    wait_for(lambda: cancelled.get_attribute("data-state") == "warming", what="the second card waiting")
+    cancelled.find_element("css selector", "button.cancel").click()
+    wait_for(lambda: cancelled.get_attribute("data-status") == "cancelled", what="the cancel")
     release(server)
     finished(card)
     assert card.get_attribute("data-status") == "solved" and figure(card, "cost") == "24"

@@ -8,8 +8,8 @@ and the pool starts a fresh one.
 
 The kernels are warmed when the server starts, in a process of their own that a cancelled
 solve cannot kill (:func:`warm_kernels`, under the machine's compile lock): the workers,
-and any worker started after a cancel, wait for it and load the kernels from numba's cache
-rather than compile them. Until it is done the pool is not ``ready`` and the page says so.
+and any worker started after a cancel, wait for it and then load the kernels from numba's
+cache rather than compile them. Until it is done the pool is not ``ready`` and the page says so.
 """
 
 from __future__ import annotations
@@ -253,6 +253,13 @@ def warm_kernels() -> None:
         h_along(Board(goal, 3), goal, "", parse_heuristic("manhattan", 3, goal))
 
 
+def _load_when_ready(ready) -> None:
+    """A worker's start: wait for the server's warm-up, then load the kernels it compiled
+    (a worker killed by a cancel meanwhile throws no compile away)."""
+    ready.wait()
+    warm_kernels()
+
+
 def _warm_then_signal(ready) -> None:
     """The server's warm-up process: :func:`warm_kernels`, then ``ready`` set (also after a
     failure, which a solve then meets and reports)."""
@@ -276,7 +283,8 @@ class SolvePool:
         self.warmer = context.Process(target=_warm_then_signal, args=(self._ready,), daemon=True,
                                       name="tilesweep-ui-warm")
         self.warmer.start()
-        self.pool = ProcessPool(max_workers=workers, initializer=warm_kernels, context=context)
+        self.pool = ProcessPool(max_workers=workers, initializer=_load_when_ready, initargs=(self._ready,),
+                                context=context)
 
     @property
     def ready(self) -> bool:
