@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import signal
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,11 +45,17 @@ def settings(items) -> dict:
 
 
 def cluster_class(kind: str):
+    previous = signal.getsignal(signal.SIGINT)
     try:
         module = importlib.import_module("dask_jobqueue")
     except ImportError:
         raise InvalidOptionError(f"cluster {kind!r} needs dask-jobqueue, which is not installed; expected "
                                  "pip install 'tilesweep[hpc]'") from None
+    finally:
+        # Importing it makes a Ctrl-C (and `tilesweep cancel`) exit 0 in silence (its runner
+        # module's handler calls sys.exit()): the sweep's own handling is put back.
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
     return getattr(module, CLUSTERS[kind])
 
 

@@ -62,6 +62,7 @@ def sweep(
     jobs: Annotated[Optional[int], typer.Option("--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
     max_jobs: Annotated[Optional[int], typer.Option("--max-jobs", parser=typed("max_jobs"), help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
     cluster_option: Annotated[Optional[list[str]], typer.Option("--cluster-option", help="KEY=VALUE overriding a jobqueue.yaml setting of the batch jobs (account, queue, walltime, cores, memory, job_script_prologue, job_extra_directives, interface, ...); the value is JSON or text; repeatable.")] = None,
+    detach: Annotated[bool, typer.Option("--detach", help="Plan the sweep, run its client in the background (log in the sweep's folder) and return; follow it with tilesweep status, stop it with tilesweep cancel.")] = False,
     worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; after 10 s without one it says so).")] = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
@@ -94,10 +95,12 @@ def sweep(
         # a malformed address is bad input, before any work; batch jobs start their own workers
         if not run.batch and scheduler_address(run.scheduler) is None:
             check_workers(run.workers)  # processes this machine starts
-            warming = _start_fork_server(spec, run.store)
+            warming = None if detach else _start_fork_server(spec, run.store)
         return spec, run, prepare(spec, retry_errors), warming
 
     spec, run, plan, warming = run_guarded(setup)
+    if detach:
+        return _detach(spec, run, plan, retry_errors)
     base = baseline if baseline is not None else (spec.heuristics[0] if len(spec.heuristics) > 1 else None)
     with plan:  # the sweep's lock, held until the summary is written
         try:
@@ -229,6 +232,29 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         if not wait_for_scheduler(run.scheduler, wait):
             _stop(spec, run, plan, retry_errors, "the scheduler did not come back", 1)
         plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
+
+
+def _detach(spec, run, plan, retry_errors: bool) -> None:
+    """Start the sweep's client in the background, in a session of its own (a closed terminal
+    does not stop it), its output in the sweep's folder; record it and say how to follow it."""
+    import shlex
+    import subprocess
+    import sys
+
+    from tilesweep.jobs.client import LOG, record_client
+
+    _report_repairs(plan)
+    command = spec.command(run, PROGRAM) + (" --retry-errors" if retry_errors else "")
+    args = shlex.split(spec.command(run, "tilesweep"))[1:] + (["--retry-errors"] if retry_errors else [])
+    with open(spec.folder / LOG, "ab") as log:
+        client = subprocess.Popen([sys.executable, "-m", "tilesweep.cli", *args], stdin=subprocess.DEVNULL,
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    record_client(spec.folder, client.pid, command)
+    typer.echo(f"sweep {spec.name}: {len(plan.done)} of {spec.n_chunks} chunks done; its client runs in the "
+               f"background (pid {client.pid}, log {spec.folder / LOG})\n"
+               f"  follow:  {PROGRAM} status {shlex.quote(str(spec.folder))} --watch\n"
+               f"  stop:    {PROGRAM} cancel {shlex.quote(str(spec.folder))}")
+    typer.echo(str(spec.folder))
 
 
 def _batch(spec, run) -> dict | None:

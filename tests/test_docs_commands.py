@@ -40,6 +40,7 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
     (r"Korf #88", "solves Korf #88: 6.3 billion nodes, about a minute on an idle core"),
     (r"\.\.\.|…", "elided, not a whole command"),
     (r"--figures\b", "drives Chromium (tier browser)"),
+    (r"--detach\b", "leaves a client running in the background (tests/test_detach.py follows one)"),
     (r"--cluster (slurm|pbs|sge)\b", "submits batch jobs to a Slurm cluster (tier slurm: tests/test_slurm.py)"),
     (r"\[--|\bSWEEP\b|\bOLD NEW\b", "a synopsis of the options, not a command"),
 ]

@@ -3,13 +3,16 @@ embedded cluster's rows. The single-node Slurm on loopback comes from ``.ci/inst
 (run by ``.ci/install``); the tests skip where Slurm is not installed.
 """
 
+import json
 import shutil
 import subprocess
 
 import pandas as pd
 import pytest
 
-from test_cluster_finish import rows, sweep
+from polling import wait_for
+from program import CLI
+from test_cluster_finish import ROOT, rows, sweep
 
 pytestmark = [pytest.mark.slurm,
               pytest.mark.skipif(shutil.which("sbatch") is None,
@@ -51,4 +54,24 @@ def test_adaptive_jobs_from_none_build_the_tables(embedded, tmp_path):
     done = sweep(*SPEC, *JOB, "--max-jobs", 2, "--store", tmp_path / "store", "--out", tmp_path, "--name", "adapt")
     assert done.returncode == 0, done.stderr
     pd.testing.assert_frame_equal(rows(tmp_path / "adapt"), embedded)
+    assert queued() == []
+
+
+def test_cancel_ends_the_jobs_and_a_rerun_completes(embedded, tmp_path):
+    """``tilesweep cancel`` of a detached sweep whose jobs were submitted: no job is left."""
+    folder = tmp_path / "cancel"
+    done = sweep(*SPEC, *JOB, "--jobs", 2, "--store", tmp_path / "store", "--out", tmp_path, "--name", "cancel",
+                 "--detach")
+    assert done.returncode == 0, done.stderr
+    wait_for(lambda: queued(), what="the sweep's jobs in the queue")
+    cancel = subprocess.run([*CLI, "cancel", folder], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert cancel.returncode == 0, cancel.stderr
+    wait_for(lambda: queued() == [], what="no job left", timeout=60)  # completing jobs leave the queue
+    status = subprocess.run([*CLI, "status", folder, "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    info = json.loads(status.stdout)[0]
+    assert info["state"] == "cancelled" and info["rows"][0] < info["rows"][1], info
+    words = info["resume"].split()
+    rerun = sweep(*words[words.index("sweep") + 1:])
+    assert rerun.returncode == 0, rerun.stderr
+    pd.testing.assert_frame_equal(rows(folder), embedded)
     assert queued() == []

@@ -61,7 +61,7 @@ COMBINED = [
                                                                            "walltime=02:00:00"])},
     {"--size": ("4", 4), "--cluster": ("pbs", "pbs"), "--max-jobs": ("3", 3)},
 ]
-NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors"}  # how the summary prints; which parts rerun
+NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach"}  # how the summary prints; which parts rerun; where the client runs
 
 
 class Stopped(Exception):

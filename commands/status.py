@@ -1,0 +1,136 @@
+"""``tilesweep status`` and ``tilesweep cancel``: follow and stop sweeps, detached ones above all."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.solver.errors import InvalidOptionError
+
+CANCEL_SECONDS = 120.0  # a client closing its cluster (cancelling Slurm jobs) takes seconds
+
+
+def sweep_folders(sweeps: list[str], out: str) -> list[Path]:
+    """The sweep folders named, or every sweep under ``out``; a name that is none is bad input."""
+    if not sweeps:
+        root = Path(out)
+        return sorted(p.parent for p in root.glob("*/sweep.json")) if root.is_dir() else []
+    folders = []
+    for name in sweeps:
+        if not (Path(name) / "sweep.json").is_file():
+            raise InvalidOptionError(f"sweep {name!r} is not a sweep folder; expected OUT/NAME holding sweep.json")
+        folders.append(Path(name))
+    return folders
+
+
+def dashboard(folder: Path, record: dict | None) -> str | None:
+    """The dashboard link the client printed in its log, if any."""
+    try:
+        lines = (folder / record["log"]).read_text(errors="replace").splitlines() if record else []
+    except OSError:
+        return None
+    return next((line.split(": ", 1)[1] for line in reversed(lines) if line.startswith("dashboard: ")), None)
+
+
+def describe(folder: Path) -> dict:
+    """One sweep's state, rows per configuration, errors, pace and client (JSON-ready)."""
+    from tilesweep.jobs.client import alive, read_client, started_seconds, state
+    from tilesweep.jobs.parts import read_part, results_dir
+    from tilesweep.jobs.resume import saved_parts
+    from tilesweep.jobs.spec import SweepSpec
+
+    spec = SweepSpec.from_json((folder / "sweep.json").read_text())
+    spec = spec if Path(spec.out) / spec.name == folder else _moved(spec, folder)
+    parts = saved_parts(spec)
+    record = read_client(folder)
+    counts = {f"{a} {h}": {"done": 0, "total": spec.count} for a, h in spec.combos}
+    errors = 0
+    for part in parts.values():
+        table = read_part(results_dir(folder) / part.part, ["algorithm", "heuristic", "status"]).to_pydict()
+        for a, h, s in zip(table["algorithm"], table["heuristic"], table["status"]):
+            counts[f"{a} {h}"]["done"] += 1
+            errors += s == "error"
+    what = state(len(parts), spec.n_chunks, record)
+    done, total = sum(c["done"] for c in counts.values()), spec.count * len(spec.combos)
+    seconds = started_seconds(record) if what == "running" else None
+    rate = done / seconds if seconds and done else None
+    out = {"sweep": str(folder), "state": what, "chunks": [len(parts), spec.n_chunks], "rows": [done, total],
+           "configurations": counts, "errors": errors, "client_alive": alive(record),
+           "rate": rate, "eta_seconds": (total - done) / rate if rate else None,
+           "dashboard": dashboard(folder, record) if what == "running" else None,
+           "log": str(folder / record["log"]) if record else None}
+    if what in ("interrupted", "cancelled") and record:
+        out["resume"] = record["command"]
+    return out
+
+
+def _moved(spec, folder: Path):
+    from dataclasses import replace
+    return replace(spec, out=str(folder.parent), name=folder.name)
+
+
+def status_line(info: dict) -> str:
+    rows = " ".join(f"{name}: {c['done']}/{c['total']}" for name, c in info["configurations"].items())
+    pace = f", {info['rate']:.1f} rows/s, ETA {info['eta_seconds']:.0f} s" if info["rate"] else ""
+    lines = [f"{info['sweep']}: {info['state']}, {info['chunks'][0]}/{info['chunks'][1]} chunks ({rows}), "
+             f"{info['errors']} error rows{pace}"]
+    if info["dashboard"]:
+        lines.append(f"  dashboard: {info['dashboard']}")
+    if info.get("resume"):
+        lines.append(f"  resume with: {info['resume']}")
+    return "\n".join(lines)
+
+
+def status(
+    sweeps: Annotated[Optional[list[str]], typer.Argument(help="Sweep folders (OUT/NAME); none: every sweep under --out.")] = None,
+    out: Annotated[str, typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = "sweeps",
+    watch: Annotated[bool, typer.Option("--watch", help="Refresh every 2 s until every sweep shown stops running.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+) -> None:
+    """Each sweep's state (planned, running, finished, interrupted, cancelled), rows per configuration, pace and client.
+
+    Example: tilesweep status sweeps/NAME --watch
+    """
+    def action():
+        if fmt not in ("table", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table or json")
+        return sweep_folders(sweeps or [], out)
+
+    folders = run_guarded(action)
+    while True:
+        infos = [run_guarded(lambda f=f: describe(f)) for f in folders]
+        typer.echo(json.dumps(infos, indent=2) if fmt == "json" else "\n".join(map(status_line, infos)))
+        if not watch or all(i["state"] != "running" for i in infos):
+            return
+        time.sleep(2)
+
+
+def cancel(
+    sweep: Annotated[str, typer.Argument(help="The sweep folder (OUT/NAME) whose detached client to stop.")],
+) -> None:
+    """Stop a sweep's detached client as a Ctrl-C would: its cluster (and Slurm jobs) close, the parts written stay, a rerun resumes.
+
+    Example: tilesweep cancel sweeps/NAME
+    """
+    from tilesweep.jobs.client import alive, mark_cancelled, read_client
+
+    folder = run_guarded(lambda: sweep_folders([sweep], "."))[0]
+    record = read_client(folder)
+    if not alive(record):
+        typer.echo(f"error: sweep {sweep!r} has no running client on this host; nothing to cancel", err=True)
+        raise typer.Exit(1)
+    mark_cancelled(folder, record)
+    os.kill(int(record["pid"]), signal.SIGINT)
+    deadline = time.monotonic() + CANCEL_SECONDS
+    while alive(record) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if alive(record):
+        os.kill(int(record["pid"]), signal.SIGTERM)
+    typer.echo(f"cancelled {folder}; what was written is kept, resume with:\n  {record['command']}")

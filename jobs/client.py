@@ -1,0 +1,70 @@
+"""A sweep's client, detached (``sweep --detach``): its record and the sweep's state.
+
+``client.json`` beside ``sweep.json`` holds the background client's pid, host, start time,
+log and command. A sweep's state is read from it and from the parts on disk:
+``finished`` (every chunk saved), ``running`` (its client is alive), ``cancelled``
+(``tilesweep cancel`` stopped it), ``interrupted`` (its client is gone before the end),
+``planned`` (nothing started yet).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .parts import write_json
+
+RECORD = "client.json"
+LOG = "client.log"
+
+
+def record_client(folder: Path, pid: int, command: str) -> None:
+    write_json(Path(folder) / RECORD, {"pid": pid, "host": platform.node(), "command": command, "log": LOG,
+                                       "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+
+
+def read_client(folder: Path) -> dict | None:
+    try:
+        return json.loads((Path(folder) / RECORD).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def mark_cancelled(folder: Path, record: dict) -> None:
+    write_json(Path(folder) / RECORD, {**record, "cancelled": True})
+
+
+def alive(record: dict | None) -> bool:
+    """Whether the recorded client still runs (only this host's processes can be seen)."""
+    if not record or record.get("host") != platform.node():
+        return False
+    try:
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError):
+        return False
+    try:  # a zombie (exited, not yet reaped by its parent) has finished
+        with open(f"/proc/{int(record['pid'])}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def state(chunks_done: int, chunks_total: int, record: dict | None) -> str:
+    if chunks_done >= chunks_total:
+        return "finished"
+    if alive(record):
+        return "running"
+    if record and record.get("cancelled"):
+        return "cancelled"
+    return "interrupted" if record or chunks_done else "planned"
+
+
+def started_seconds(record: dict | None) -> float | None:
+    """Seconds since the recorded client started, or None."""
+    if not record or "started" not in record:
+        return None
+    return time.time() - datetime.fromisoformat(record["started"]).timestamp()

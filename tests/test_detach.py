@@ -1,0 +1,66 @@
+"""Detached sweeps (``sweep --detach``) on the embedded cluster, followed by ``status`` and
+stopped by ``cancel``; a client killed outright shows as interrupted; the command ``status``
+prints resumes each, and both end with the same rows (that a resume gives an uninterrupted
+run's rows is tests/test_cluster_finish.py's)."""
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+
+import pandas as pd
+import pytest
+
+from polling import wait_for
+from program import CLI
+from test_cluster_finish import ROOT, rows, sweep
+
+pytestmark = pytest.mark.cluster
+
+SPEC = ["--size", 3, "--count", 600, "--seed", 6, "--algorithm", "astar", "--heuristic", "manhattan",
+        "--chunk-size", 2, "--workers", 1]
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def status(folder) -> dict:
+    done = cli("status", folder, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)[0]
+
+
+def detach(out, name):
+    done = sweep(*SPEC, "--out", out, "--name", name, "--detach")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == str(out / name)  # the sweep's folder, last
+    return out / name
+
+
+def parts(folder) -> int:
+    return len(list((folder / "results").glob("part-*.parquet")))
+
+
+def test_detached_sweeps_stop_and_resume(tmp_path):
+    killed = detach(tmp_path, "killed")
+    cancelled = detach(tmp_path, "cancelled")
+    info = status(killed)
+    assert info["state"] == "running" and info["client_alive"] is True
+
+    wait_for(lambda: parts(killed) >= 2, what="two parts of the sweep to kill", timeout=300)
+    os.kill(json.loads((killed / "client.json").read_text())["pid"], signal.SIGKILL)
+    wait_for(lambda: parts(cancelled) >= 2, what="two parts of the sweep to cancel", timeout=300)
+    stopped = cli("cancel", cancelled)
+    assert stopped.returncode == 0, stopped.stderr
+
+    for folder, state in ((killed, "interrupted"), (cancelled, "cancelled")):
+        info = status(folder)  # the client is gone: killed, or cancel waited for it to end
+        assert info["state"] == state and info["rows"][0] < 600 and info["client_alive"] is False, info
+        words = shlex.split(info["resume"])
+        resumed = sweep(*words[words.index("sweep") + 1:])
+        assert resumed.returncode == 0, resumed.stderr
+        info = status(folder)
+        assert info["state"] == "finished" and info["rows"] == [600, 600]
+    pd.testing.assert_frame_equal(rows(killed), rows(cancelled))
