@@ -49,6 +49,7 @@ CASES = {
     "--jobs": ("jobs", []),
     "--max-jobs": ("max-jobs", []),
     "--cluster-option": ("cluster-option", []),
+    "--plugin": ("plugin", []),  # needs a plugin file: tests/test_plugin_sweeps.py
 }
 # Combinations a user types together (the korf100 one was once refused: '4' against 4).
 COMBINED = [
@@ -61,7 +62,8 @@ COMBINED = [
                                                                            "walltime=02:00:00"])},
     {"--size": ("4", 4), "--cluster": ("pbs", "pbs"), "--max-jobs": ("3", 3)},
 ]
-NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach"}  # how the summary prints; which parts rerun; where the client runs
+# how the summary prints; which parts rerun; where the client runs
+NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach"}
 
 
 class Stopped(Exception):
