@@ -18,6 +18,7 @@ What cannot run here is skipped with its reason (:data:`SKIPS`).
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,7 @@ def scratch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("docs")
     for name, text in spec_files().items():
         (folder / name).write_text(text)
+    shutil.copytree(ROOT / "examples", folder / "examples")  # the example plugins the docs name
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     env["TILESWEEP_STORE"] = str(folder / "pdb")
     for name in SWEEP_NAMES:  # one spec: compare finds no cost difference

@@ -1,0 +1,63 @@
+"""``tilesweep check-heuristic``: is a heuristic admissible and consistent on every 8-puzzle board?"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+
+from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import HEURISTIC_NAMES, FormatOpt, GoalOpt, PluginOpt, StoreOpt, typed
+
+
+def check_heuristic(
+    heuristic: Annotated[str, typer.Argument(help=f"The heuristic to check: {HEURISTIC_NAMES}.")],
+    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width (3: every board against its exact distance).")] = 3,
+    goal: GoalOpt = "blank-last",
+    plugin: PluginOpt = None,
+    store: StoreOpt = None,
+    worst: Annotated[int, typer.Option("--worst", help="Violations to show, the worst first.")] = 5,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Check a heuristic against the exact distance of every board (BFS from the goal):
+    admissible (never above it) and consistent (changes by at most 1 across a move).
+    Exit 1 when it finds a violation.
+
+    Example: tilesweep check-heuristic plugin:twice-manhattan --plugin examples/heuristics/manhattan.py
+    """
+    from tilesweep.commands.solve import load_tables
+    from tilesweep.jobs.check import check_heuristic as check
+    from tilesweep.jobs.plugins import load_files
+    from tilesweep.solver.errors import InvalidOptionError
+    from tilesweep.solver.solve import resolve_goal
+
+    def action():
+        if fmt not in ("table", "json"):
+            raise InvalidOptionError(f"format {fmt!r} is not known; expected table or json")
+        load_files(plugin or ())
+        goal_t = resolve_goal(goal, size)
+        return check(heuristic, size, goal_t, load_tables(heuristic, size, goal_t, store, True), worst)
+
+    result = run_guarded(action)
+    if fmt == "json":
+        typer.echo(json.dumps({**asdict(result), "admissible": result.admissible, "consistent": result.consistent}))
+    else:
+        _print(result)
+    if not (result.admissible and result.consistent):
+        raise typer.Exit(1)
+
+
+def _print(r) -> None:
+    typer.echo(f"heuristic   {r.heuristic}")
+    typer.echo(f"boards      {r.boards:,} (every board of the goal's parity), {r.moves // 2:,} moves between them")
+    typer.echo(f"admissible  {'yes' if r.admissible else 'no'}: {r.overestimates:,} boards with h above the "
+               "true distance")
+    typer.echo(f"consistent  {'yes' if r.consistent else 'no'}: {r.inconsistent_moves:,} moves across which h "
+               "changes by more than 1")
+    typer.echo(f"mean h      {r.mean_h:.3f} against a mean true distance of {r.mean_distance:.3f}")
+    for board, h, d in r.worst_overestimates:
+        typer.echo(f"overestimate  {board}  h = {h}, true distance {d}")
+    for (a, ha), (b, hb) in r.worst_jumps:
+        typer.echo(f"jump          {a} (h = {ha}) -> {b} (h = {hb})")

@@ -1,0 +1,119 @@
+"""``check-heuristic``: a heuristic against the exact distance of every 8-puzzle board.
+
+The exact distances come from a breadth-first search from the goal over every board that
+reaches it (181,440 on the 8-puzzle), each of which is checked:
+
+- admissible: h(s) <= d(s) on every board;
+- consistent: |h(a) - h(b)| <= 1 across every move (a move costs 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.geometry import neighbours
+from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.search import heuristic_values
+
+CHECK_SIZES = (3,)
+
+
+@dataclass
+class HeuristicCheck:
+    """What :func:`check_heuristic` found; ``worst_*`` are (tiles text, h, reference) rows."""
+
+    heuristic: str
+    boards: int
+    moves: int
+    overestimates: int
+    inconsistent_moves: int
+    mean_h: float
+    mean_distance: float
+    worst_overestimates: list = field(default_factory=list)   # (board, h, true distance)
+    worst_jumps: list = field(default_factory=list)           # (board, h, neighbour's h), (neighbour, ...)
+
+    @property
+    def admissible(self) -> bool:
+        return self.overestimates == 0
+
+    @property
+    def consistent(self) -> bool:
+        return self.inconsistent_moves == 0
+
+
+def _text(board) -> str:
+    return " ".join(map(str, board.tolist()))
+
+
+def exact_distances(size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(``int8[M, N]`` every board that reaches ``goal``, ``int64[M]`` its distance), by BFS."""
+    nbr = neighbours(size)
+    start = bytes(goal)
+    seen = {start: 0}
+    layer = [start]
+    depth = 0
+    while layer:
+        depth += 1
+        following = []
+        for key in layer:
+            board = bytearray(key)
+            blank = board.index(0)
+            for target in nbr[blank]:
+                if target < 0:
+                    continue
+                board[blank], board[target] = board[target], 0
+                child = bytes(board)
+                board[target], board[blank] = board[blank], 0
+                if child not in seen:
+                    seen[child] = depth
+                    following.append(child)
+        layer = following
+    boards = np.frombuffer(b"".join(seen), dtype=np.int8).reshape(len(seen), size * size)
+    return boards, np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+
+
+def check_heuristic(name: str, size: int, goal: tuple[int, ...], tables=(), worst: int = 5) -> HeuristicCheck:
+    """Check heuristic ``name`` (``tables``: its PDBs) on every board that reaches ``goal``."""
+    if size not in CHECK_SIZES:
+        raise InvalidOptionError(f"size {size!r}: check-heuristic compares with exact distances on the 8-puzzle "
+                                 "only; expected --size 3")
+    spec = parse_heuristic(name, size, goal)
+    boards, d = exact_distances(size, goal)
+    h = heuristic_values(boards, size, kernel_heuristic(spec, size, goal, tuple(tables)))
+    over = np.flatnonzero(h > d)
+    order = over[np.argsort(d[over] - h[over], kind="stable")][:worst]
+    check = HeuristicCheck(name, len(boards), 0, len(over), 0, float(h.mean()), float(d.mean()),
+                           [(_text(boards[i]), int(h[i]), int(d[i])) for i in order])
+    _check_moves(check, boards, h, size, kernel_heuristic(spec, size, goal, tuple(tables)), worst)
+    return check
+
+
+def _check_moves(check: HeuristicCheck, boards: np.ndarray, h: np.ndarray, size: int, H, worst: int) -> None:
+    """Count the moves across which h changes by more than 1; keep the largest jumps."""
+    nbr = neighbours(size)
+    blank = np.argmax(boards == 0, axis=1)
+    rows = np.arange(len(boards))
+    jumps = []
+    for move in range(4):
+        target = nbr[blank, move].astype(np.int64)
+        ok = target >= 0
+        children = boards[ok].copy()
+        r, b, t = np.arange(len(children)), blank[ok], target[ok]
+        children[r, b] = children[r, t]
+        children[r, t] = 0
+        hc = heuristic_values(children, size, H)
+        jump = np.abs(hc - h[ok])
+        bad = np.flatnonzero(jump > 1)
+        check.moves += int(ok.sum())
+        check.inconsistent_moves += len(bad)
+        jumps += [(int(jump[i]), int(rows[ok][i]), children[i], int(hc[i])) for i in bad[np.argsort(-jump[bad])][:worst]]
+    check.inconsistent_moves //= 2  # each move is met from both of its boards
+    jumps.sort(key=lambda j: -j[0])
+    seen = {}
+    for _, i, child, hc in jumps:  # each move is met from both ends: keep one
+        pair = ((_text(boards[i]), int(h[i])), (_text(child), hc))
+        seen.setdefault(frozenset(pair), pair)
+    check.worst_jumps = list(seen.values())[:worst]

@@ -1,0 +1,53 @@
+"""``check-heuristic``: every 8-puzzle board against its exact distance (BFS from the goal)."""
+
+import subprocess
+
+import pytest
+
+from program import CLI
+from test_plugins import EXAMPLE
+from tilesweep.jobs.check import check_heuristic, exact_distances
+from tilesweep.jobs.plugins import load_files
+from tilesweep.solver import Board, solve
+from tilesweep.solver.board import goal_tiles
+
+GOAL = goal_tiles("blank-last", 3)
+
+
+@pytest.fixture(scope="module")
+def exact():
+    return exact_distances(3, GOAL)
+
+
+@pytest.mark.slow  # the IDA* solves compile their kernel on a fresh cache
+def test_the_bfs_reaches_every_board_of_the_goals_parity_at_its_optimal_cost(exact):
+    boards, d = exact
+    assert len(boards) == 181_440 and d.max() == 31 and d.min() == 0
+    for i in (0, 1000, 90_000, int(d.argmax())):
+        assert solve(Board(tuple(boards[i].tolist()), 3), GOAL, "idastar", "manhattan").cost == d[i]
+
+
+def test_manhattan_is_admissible_and_consistent():
+    manhattan = check_heuristic("manhattan", 3, GOAL)
+    assert manhattan.admissible and manhattan.consistent and manhattan.mean_h < manhattan.mean_distance
+    assert manhattan.moves == 2 * 241_920  # each move seen from both of its boards
+
+
+@pytest.mark.slow  # compiles the plugin's kernel
+def test_twice_manhattan_is_caught_and_the_command_exits_1():
+    load_files([EXAMPLE])
+    twice = check_heuristic("plugin:twice-manhattan", 3, GOAL)
+    assert not twice.admissible and not twice.consistent
+    assert all(h > d for _, h, d in twice.worst_overestimates) and len(twice.worst_overestimates) == 5
+    out = subprocess.run([*CLI, "check-heuristic", "plugin:twice-manhattan", "--plugin", str(EXAMPLE)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 1, out.stderr
+    assert f"admissible  no: {twice.overestimates:,} boards" in out.stdout
+    assert "overestimate  " in out.stdout
+
+
+def test_a_15_puzzle_is_refused_in_one_line():
+    out = subprocess.run([*CLI, "check-heuristic", "manhattan", "--size", "4"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "error: size 4: check-heuristic compares with exact distances on the 8-puzzle only; expected --size 3"]
