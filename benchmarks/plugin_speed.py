@@ -1,0 +1,37 @@
+"""A plugin heuristic's cost per node: examples/heuristics/manhattan.py's Manhattan distance
+against the built-in ``manhattan`` with IDA* on Korf's instances (same node counts asserted).
+
+    python benchmarks/plugin_speed.py 2 5      # Korf instance ids (1-based)
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from tilesweep.jobs.plugins import load_files
+from tilesweep.solver import Board, solve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def korf(ids):
+    lines = [line.split() for line in (ROOT / "jobs" / "data" / "korf100.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    return {int(x[0]): Board(tuple(map(int, x[1:])), 4) for x in lines if int(x[0]) in ids}
+
+
+def main(ids):
+    load_files([ROOT / "examples" / "heuristics" / "manhattan.py"])
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    for i, board in korf(ids).items():
+        runs = {h: solve(board, "blank-first", "idastar", h) for h in ("manhattan", "plugin:manhattan-plugin")}
+        a, b = runs["manhattan"], runs["plugin:manhattan-plugin"]
+        assert (a.nodes_generated, a.cost) == (b.nodes_generated, b.cost)
+        ra, rb = a.nodes_generated / a.seconds, b.nodes_generated / b.seconds
+        print(f"Korf #{i}: {a.nodes_generated:,} nodes, cost {a.cost}; built-in {ra / 1e6:.1f} M nodes/s, "
+              f"plugin {rb / 1e6:.1f} M nodes/s, ratio {rb / ra:.3f}")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main([int(x) for x in sys.argv[1:]] or [2, 5])
