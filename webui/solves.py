@@ -9,7 +9,7 @@ and the pool starts a fresh one.
 The kernels are warmed when the server starts, in a process of their own that a cancelled
 solve cannot kill (:func:`warm_kernels`, under the machine's compile lock): the workers,
 and any worker started after a cancel, wait for it and then load the kernels from numba's
-cache rather than compile them. Until it is done the pool is not ``ready`` and the page says so.
+cache rather than compile them. Until it is done and a worker has loaded them the pool is not ``ready`` and the page says so.
 """
 
 from __future__ import annotations
@@ -253,11 +253,12 @@ def warm_kernels() -> None:
         h_along(Board(goal, 3), goal, "", parse_heuristic("manhattan", 3, goal))
 
 
-def _load_when_ready(ready) -> None:
-    """A worker's start: wait for the server's warm-up, then load the kernels it compiled
-    (a worker killed by a cancel meanwhile throws no compile away)."""
-    ready.wait()
+def _load_when_ready(warmed, loaded) -> None:
+    """A worker's start: wait for the server's warm-up (``warmed``), then load the kernels it
+    compiled (a worker killed by a cancel meanwhile throws no compile away) and set ``loaded``."""
+    warmed.wait()
     warm_kernels()
+    loaded.set()
 
 
 def _warm_then_signal(ready) -> None:
@@ -277,19 +278,22 @@ class SolvePool:
         self.store, self.queue, self.workers = store, queue, workers
         self.tickets: dict[str, object] = {}  # futures of waiting or running solves, oldest first
         context = multiprocessing.get_context("spawn")
-        self._ready = context.Event()
+        self._warmed, self._loaded = context.Event(), context.Event()
         self.started = time.monotonic()
         self.warm_seconds: float | None = None
-        self.warmer = context.Process(target=_warm_then_signal, args=(self._ready,), daemon=True,
+        self.warmer = context.Process(target=_warm_then_signal, args=(self._warmed,), daemon=True,
                                       name="tilesweep-ui-warm")
         self.warmer.start()
-        self.pool = ProcessPool(max_workers=workers, initializer=_load_when_ready, initargs=(self._ready,),
+        self.pool = ProcessPool(max_workers=workers, initializer=_load_when_ready,
+                                initargs=(self._warmed, self._loaded),
                                 context=context)
+        self.pool.schedule(os.getpid)  # pebble starts its workers with a first task: now, not at the first solve
 
     @property
     def ready(self) -> bool:
-        """Whether the warm-up is done (solves then start without compiling)."""
-        if self.warm_seconds is None and self._ready.is_set():
+        """Whether the warm-up is done and a worker has loaded the kernels (a solve then
+        starts at once)."""
+        if self.warm_seconds is None and self._loaded.is_set():
             self.warm_seconds = time.monotonic() - self.started
             log.info("kernels ready (%.1f s after the start)", self.warm_seconds)
         return self.warm_seconds is not None
