@@ -18,7 +18,7 @@ def whole_number(name: str, value, minimum: int, maximum: int | None = None) -> 
     expected = f"from {minimum} to {maximum:,}" if maximum is not None else f">= {minimum}"
     if isinstance(value, bool) or not isinstance(value, int):
         text = value.strip() if isinstance(value, str) else ""
-        if not re.fullmatch(r"\d+", text):
+        if not re.fullmatch(r"-?\d+", text):  # a negative one is "too small", below
             raise InvalidOptionError(f"{name} {quoted(value)} is not a whole number; expected an integer >= {minimum}")
         try:
             value = int(text)

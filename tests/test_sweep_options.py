@@ -169,6 +169,7 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--size", "6", "6", "size 6 is not supported"),
     ("--count", "ten", '"ten"', "count 'ten' is not a whole number"),
     ("--count", "0", "0", "count 0 is too small"),
+    ("--count", "-5", "-5", "count -5 is too small; expected an integer >= 1"),
     ("--seed", "x", '"x"', "seed 'x' is not a whole number"),
     ("--max-nodes", "0", "0", "max-nodes 0 is too small"),
     ("--chunk-size", "big", '"big"', "chunk-size 'big' is not a whole number"),
