@@ -238,6 +238,7 @@ def _detach(spec, run, plan, retry_errors: bool) -> None:
     """Start the sweep's client in the background, in a session of its own (a closed terminal
     does not stop it), its output in the sweep's folder; record it and say how to follow it."""
     import shlex
+    import signal
     import subprocess
     import sys
 
@@ -247,8 +248,11 @@ def _detach(spec, run, plan, retry_errors: bool) -> None:
     command = spec.command(run, PROGRAM) + (" --retry-errors" if retry_errors else "")
     args = shlex.split(spec.command(run, "tilesweep"))[1:] + (["--retry-errors"] if retry_errors else [])
     with open(spec.folder / LOG, "ab") as log:
+        # `cancel` stops the client with SIGINT, which a shell's background job (`... &` in a
+        # script) ignores and passes on as ignored: the client takes it as Ctrl-C again.
         client = subprocess.Popen([sys.executable, "-m", "tilesweep.cli", *args], stdin=subprocess.DEVNULL,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     record_client(spec.folder, client.pid, command)
     typer.echo(f"sweep {spec.name}: {len(plan.done)} of {spec.n_chunks} chunks done; its client runs in the "
                f"background (pid {client.pid}, log {spec.folder / LOG})\n"

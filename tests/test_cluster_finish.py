@@ -90,12 +90,13 @@ def make_cluster(tmp_path):
         cluster.close()
 
 
-def sweep(*args, env=None, timeout=300) -> subprocess.CompletedProcess:
+def sweep(*args, env=None, timeout=300, preexec_fn=None) -> subprocess.CompletedProcess:
     """Run ``tilesweep sweep ARGS``; one still running after ``timeout`` seconds fails the test
     with every thread's stack (faulthandler, on SIGABRT) and what it printed."""
     argv = [*CLI, "sweep", *map(str, args)]
     env = {**os.environ, **(env or {}), "PYTHONFAULTHANDLER": "1"}
-    with subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=preexec_fn) as proc:
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

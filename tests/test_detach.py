@@ -34,8 +34,13 @@ def status(folder) -> dict:
     return json.loads(done.stdout)[0]
 
 
+def ignoring_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def detach(out, name):
-    done = sweep(*SPEC, "--out", out, "--name", name, "--detach")
+    """Detach as a script's background job (``... &``) does: with SIGINT ignored."""
+    done = sweep(*SPEC, "--out", out, "--name", name, "--detach", preexec_fn=ignoring_ctrl_c)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == str(out / name)  # the sweep's folder, last
     return out / name
@@ -56,6 +61,7 @@ def test_detached_sweeps_stop_and_resume(tmp_path):
     wait_for(lambda: parts(cancelled) >= 2, what="two parts of the sweep to cancel", timeout=300)
     stopped = cli("cancel", cancelled)
     assert stopped.returncode == 0, stopped.stderr
+    assert "\ninterrupted" in (cancelled / "client.log").read_text()  # stopped by the SIGINT, as a Ctrl-C
 
     for folder, state in ((killed, "interrupted"), (cancelled, "cancelled")):
         info = status(folder)  # the client is gone: killed, or cancel waited for it to end
