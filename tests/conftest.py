@@ -7,6 +7,7 @@ headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow t
 """
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -24,6 +25,10 @@ SLOW_TIERS = {
 
 
 def pytest_configure(config):
+    # Run as a shell's background job (`.ci/run &`), the tests would inherit SIGINT ignored,
+    # and so would every command they start: the Ctrl-C tests need it as a terminal has it.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: exhaustive or long-running checks (deselect with -m 'not slow')")
     for name, what in SLOW_TIERS.items():
         config.addinivalue_line("markers", f"{name}: {what}; counts as slow")
