@@ -30,7 +30,7 @@ try:  # recent typer vendors its own click
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_errors
 
-from tilesweep.commands import check, pdb, results, solve, status, sweep, ui, warm
+from tilesweep.commands import check, pdb, results, sbatch, solve, status, sweep, ui, warm
 from tilesweep.commands.options import Command, Group
 
 
@@ -97,7 +97,7 @@ def options(version: Annotated[bool, typer.Option("--version", is_eager=True, ca
 app.add_typer(pdb.app, name="pdb")
 app.command(cls=Command, context_settings={"ignore_unknown_options": True})(solve.solve)  # tiles may start with "-"
 for command in (sweep.sweep, results.summary, results.query, results.sql, results.compare, ui.ui, results.report,
-                warm.warm, status.status, status.cancel, check.check_heuristic):
+                warm.warm, status.status, status.cancel, check.check_heuristic, sbatch.sbatch_script):
     app.command(cls=Command)(command)
 
 if AS_SCRIPT:

@@ -92,12 +92,41 @@ PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 HANDSHAKE_SECONDS = 3.0  # a Dask server sends its handshake at once on accepting
 
 
-def scheduler_address(scheduler: str | None) -> str | None:
-    """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
+def scheduler_address(scheduler: str | None, scheduler_file: str | None = None) -> str | None:
+    """``--scheduler``, else the address in ``--scheduler-file``, else
+    ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
+    if scheduler is None and scheduler_file is not None:
+        scheduler = read_scheduler_file(scheduler_file)
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address is None:
         return None
     check_tls(check_address(address))
+    return address
+
+
+SCHEDULER_FILE_SECONDS = 120.0  # a scheduler started beside the sweep (one allocation) writes it within seconds
+
+
+def read_scheduler_file(path: str, seconds: float = SCHEDULER_FILE_SECONDS) -> str:
+    """The address in a Dask scheduler file (``dask scheduler --scheduler-file PATH`` writes
+    it once it listens), waiting up to ``seconds`` for it to appear."""
+    import json
+
+    deadline = time.monotonic() + seconds
+    while not os.path.isfile(path):
+        if time.monotonic() >= deadline:
+            raise ClusterError(f"no Dask scheduler file at {path!r} after {seconds:g} s; expected the file that "
+                               f"'dask scheduler --scheduler-file {path}' writes once it listens")
+        time.sleep(0.5)
+    try:
+        with open(path) as f:
+            address = json.load(f)["address"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise InvalidOptionError(f"scheduler file {path!r} cannot be read as a Dask scheduler file ({err}); "
+                                 "expected the JSON file 'dask scheduler --scheduler-file' writes") from None
+    if not isinstance(address, str):
+        raise InvalidOptionError(f"scheduler file {path!r} holds no address text; expected the JSON file "
+                                 "'dask scheduler --scheduler-file' writes")
     return address
 
 
@@ -183,18 +212,20 @@ def reconnect_seconds() -> float:
         return RECONNECT_SECONDS
 
 
-def wait_for_scheduler(scheduler: str | None, seconds: float, poll: float = 1.0) -> bool:
-    """Whether a Dask scheduler answers at ``scheduler`` within ``seconds`` (the embedded
-    cluster never comes back: False)."""
-    address = scheduler_address(scheduler)
-    if address is None:
-        return False
+def wait_for_scheduler(scheduler: str | None, seconds: float, poll: float = 1.0,
+                       scheduler_file: str | None = None) -> bool:
+    """Whether a Dask scheduler answers at ``scheduler`` (or the address in
+    ``scheduler_file``, read anew each time: a restarted scheduler writes its new one) within
+    ``seconds`` (the embedded cluster never comes back: False)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
+            address = scheduler_address(scheduler, scheduler_file)
+            if address is None:
+                return False
             probe_scheduler(address, timeout=poll)
             return True
-        except ClusterError:
+        except TilesweepError:
             if time.monotonic() >= deadline:
                 return False
             time.sleep(poll)
@@ -251,7 +282,8 @@ class QuickExit(WorkerPlugin):
 
 
 @contextmanager
-def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s", batch=None):
+def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s", batch=None,
+            scheduler_file: str | None = None):
     """Yield a :class:`distributed.Client`; an embedded cluster is closed on exit.
 
     The embedded cluster is ``LocalCluster(processes=True, threads_per_worker=1,
@@ -259,9 +291,10 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
     numba kernels never share a GIL; its processes run with :data:`EMBEDDED_CONFIG`.
 
     ``batch``: the keyword arguments of :func:`.jobqueue.job_cluster`, whose workers are
-    batch jobs (Slurm); closing the cluster cancels them.
+    batch jobs (Slurm); closing the cluster cancels them. ``scheduler_file``: a Dask
+    scheduler file naming the scheduler's address.
     """
-    address = scheduler_address(scheduler)
+    address = scheduler_address(scheduler, scheduler_file)
     with quiet_dask_logs():
         if batch is not None:
             from .jobqueue import job_cluster

@@ -27,6 +27,7 @@ from .plugin import VERSION_TOPIC, VersionMismatchError
 
 NOTICE_SECONDS = 10.0  # no worker for this long is worth a line
 WORKER_WAIT_SECONDS = 300.0  # the default of --worker-wait
+BATCH_WORKER_WAIT_SECONDS = 1800.0  # its default for batch-job workers, which may wait in a busy queue
 POLL_SECONDS = 1.0
 CLOSE_SECONDS = 20.0
 

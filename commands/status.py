@@ -30,13 +30,10 @@ def sweep_folders(sweeps: list[str], out: str) -> list[Path]:
     return folders
 
 
-def dashboard(folder: Path, record: dict | None) -> str | None:
-    """The dashboard link the client printed in its log, if any."""
-    try:
-        lines = (folder / record["log"]).read_text(errors="replace").splitlines() if record else []
-    except OSError:
-        return None
-    return next((line.split(": ", 1)[1] for line in reversed(lines) if line.startswith("dashboard: ")), None)
+def dashboard(folder: Path) -> str | None:
+    """The Dask dashboard of the run holding the sweep's lock, if it noted one."""
+    from tilesweep.jobs.lock import running_run
+    return (running_run(folder) or {}).get("dashboard")
 
 
 def describe(folder: Path) -> dict:
@@ -64,8 +61,8 @@ def describe(folder: Path) -> dict:
     out = {"sweep": str(folder), "state": what, "chunks": [len(parts), spec.n_chunks], "rows": [done, total],
            "configurations": counts, "errors": errors, "client_alive": alive(record),
            "rate": rate, "eta_seconds": (total - done) / rate if rate else None,
-           "dashboard": dashboard(folder, record) if what == "running" else None,
-           "log": str(folder / record["log"]) if record else None}
+           "dashboard": dashboard(folder) if what == "running" else None,
+           "log": str(folder / record["log"]) if record and record.get("log") else None}
     if what in ("interrupted", "cancelled") and record:
         out["resume"] = record["command"]
     return out
@@ -113,9 +110,9 @@ def status(
 
 
 def cancel(
-    sweep: Annotated[str, typer.Argument(help="The sweep folder (OUT/NAME) whose detached client to stop.")],
+    sweep: Annotated[str, typer.Argument(help="The sweep folder (OUT/NAME) whose running client to stop.")],
 ) -> None:
-    """Stop a sweep's detached client as a Ctrl-C would: its cluster (and Slurm jobs) close, the parts written stay, a rerun resumes.
+    """Stop a sweep's client (detached, or in another terminal) as a Ctrl-C would: its cluster (and Slurm jobs) close, the parts written stay, a rerun resumes.
 
     Example: tilesweep cancel sweeps/NAME
     """

@@ -29,6 +29,9 @@ from tilesweep.commands.options import (
 from tilesweep.commands.progress import BuildProgressLine, ProgressBar
 from tilesweep.solver.errors import InvalidOptionError
 
+BATCH_NAMES = {"slurm": "Slurm", "pbs": "PBS", "sge": "SGE"}
+QUEUE_COMMANDS = {"slurm": "squeue --me", "pbs": "qstat -u $USER", "sge": "qstat"}
+
 # How the user invoked us, for the resume command a sweep prints; cli.py run as a script
 # (``python cli.py``) sets it to that.
 PROGRAM = "tilesweep"
@@ -52,6 +55,7 @@ def sweep(
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,
     scheduler: SchedulerOpt = None,
+    scheduler_file: Annotated[Optional[str], typer.Option("--scheduler-file", help="A Dask scheduler file (dask scheduler --scheduler-file FILE writes it) naming the scheduler; waits for it to appear. For a sweep inside one batch allocation: tilesweep sbatch-script.")] = None,
     workers: WorkersOpt = None,
     parallel_above: Annotated[Optional[int], typer.Option("--parallel-above", parser=typed("parallel_above"), help="IDA* rows that pass this many nodes are stopped and, once the other tasks are done, solved by parallel IDA* on every worker (the same rows).")] = None,
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
@@ -63,7 +67,7 @@ def sweep(
     max_jobs: Annotated[Optional[int], typer.Option("--max-jobs", parser=typed("max_jobs"), help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
     cluster_option: Annotated[Optional[list[str]], typer.Option("--cluster-option", help="KEY=VALUE overriding a jobqueue.yaml setting of the batch jobs (account, queue, walltime, cores, memory, job_script_prologue, job_extra_directives, interface, ...); the value is JSON or text; repeatable.")] = None,
     detach: Annotated[bool, typer.Option("--detach", help="Plan the sweep, run its client in the background (log in the sweep's folder) and return; follow it with tilesweep status, stop it with tilesweep cancel.")] = False,
-    worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; after 10 s without one it says so).")] = None,
+    worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; with --cluster slurm, pbs or sge 1800, for jobs queued; after 10 s without one it says so).")] = None,
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
     plugin: PluginOpt = None,
@@ -80,7 +84,7 @@ def sweep(
 
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
-                   name=name, store=store, scheduler=scheduler, max_nodes=max_nodes, chunk_size=chunk_size,
+                   name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes, chunk_size=chunk_size,
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
                    worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
                    cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
@@ -93,7 +97,7 @@ def sweep(
         _check_store(spec, run.store)
         warming = None
         # a malformed address is bad input, before any work; batch jobs start their own workers
-        if not run.batch and scheduler_address(run.scheduler) is None:
+        if not run.batch and scheduler_address(run.scheduler, run.scheduler_file) is None:
             check_workers(run.workers)  # processes this machine starts
             warming = None if detach else _start_fork_server(spec, run.store)
         return spec, run, prepare(spec, retry_errors), warming
@@ -109,8 +113,10 @@ def sweep(
                        f"{spec.n_chunks} chunks ({len(plan.done)} already done) -> {spec.folder}", err=True)
             if plan.pending:
                 from tilesweep.cluster.connect import scheduler_address
+                from tilesweep.jobs.client import record_this_client
                 from tilesweep.jobs.runrecord import record_run
-                record_run(spec.folder, scheduler_address(run.scheduler), run.workers)
+                record_run(spec.folder, scheduler_address(run.scheduler, run.scheduler_file), run.workers)
+                record_this_client(spec.folder, _resume_command(spec, run, retry_errors))
                 _run_sweep(spec, run, plan, retry_errors, warming)
         except KeyboardInterrupt:
             _stop(spec, run, plan, retry_errors, "\ninterrupted", 130)
@@ -178,10 +184,12 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
     from tilesweep.cluster.parallel import solve_stopped_rows
     from tilesweep.cluster.plugin import VersionMismatchError
     from tilesweep.cluster.run import SchedulerLostError, run_plan
-    from tilesweep.cluster.watch import WORKER_WAIT_SECONDS, NoWorkersError
+    from tilesweep.cluster.watch import BATCH_WORKER_WAIT_SECONDS, WORKER_WAIT_SECONDS, NoWorkersError
     from tilesweep.jobs.resume import done_chunks, saved_parts
 
-    worker_wait = WORKER_WAIT_SECONDS if run.worker_wait is None else run.worker_wait
+    default_wait = BATCH_WORKER_WAIT_SECONDS if run.batch else WORKER_WAIT_SECONDS
+    worker_wait = default_wait if run.worker_wait is None else run.worker_wait
+    batch_cluster = []  # a batch cluster, once started: the waiting line counts its jobs
 
     def announce(names, root):
         typer.echo(f"pattern databases for {', '.join(names)}: store {root} (missing tables are built once)", err=True)
@@ -191,8 +199,14 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
                    "parallel IDA* on every worker", err=True)
 
     def announce_no_workers(seconds, address):
-        typer.echo(f"\nno Dask worker at the scheduler {address} for {seconds:.0f} s; the sweep stops after "
-                   f"{worker_wait:g} s without one (--worker-wait)", err=True)
+        stops = f"the sweep stops after {worker_wait:g} s without one (--worker-wait)"
+        if batch_cluster:
+            kind = BATCH_NAMES[run.cluster]
+            jobs = len(batch_cluster[0].workers)
+            typer.echo(f"\nwaiting for workers: 0 of {jobs} {kind} job(s) submitted run a worker after "
+                       f"{seconds:.0f} s (the queue says why: {QUEUE_COMMANDS[run.cluster]}); {stops}", err=True)
+        else:
+            typer.echo(f"\nno Dask worker at the scheduler {address} for {seconds:.0f} s; {stops}", err=True)
 
     def action():
         start = time.perf_counter()
@@ -201,7 +215,9 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         bar = ProgressBar()
         if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
             follow(warming, bar.kernels)
-        with connect(run.scheduler, run.workers, batch=_batch(spec, run)) as client:
+        with connect(run.scheduler, run.workers, batch=_batch(spec, run), scheduler_file=run.scheduler_file) as client:
+            if run.batch:
+                batch_cluster.append(client.cluster)
             link = dashboard_link(client)
             if link:
                 typer.echo(f"dashboard: {link}", err=True)
@@ -229,7 +245,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
     while not run_guarded(attempt):
         wait = reconnect_seconds()
         typer.echo(f"waiting up to {wait:g} s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)", err=True)
-        if not wait_for_scheduler(run.scheduler, wait):
+        if not wait_for_scheduler(run.scheduler, wait, scheduler_file=run.scheduler_file):
             _stop(spec, run, plan, retry_errors, "the scheduler did not come back", 1)
         plan.done = run_guarded(lambda: done_chunks(spec, saved_parts(spec), retry_errors))
 
@@ -245,8 +261,8 @@ def _detach(spec, run, plan, retry_errors: bool) -> None:
     from tilesweep.jobs.client import LOG, record_client
 
     _report_repairs(plan)
-    command = spec.command(run, PROGRAM) + (" --retry-errors" if retry_errors else "")
-    args = shlex.split(spec.command(run, "tilesweep"))[1:] + (["--retry-errors"] if retry_errors else [])
+    command = _resume_command(spec, run, retry_errors)
+    args = shlex.split(_resume_command(spec, run, retry_errors, "tilesweep"))[1:]
     with open(spec.folder / LOG, "ab") as log:
         # `cancel` stops the client with SIGINT, which a shell's background job (`... &` in a
         # script) ignores and passes on as ignored: the client takes it as Ctrl-C again.
@@ -270,12 +286,17 @@ def _batch(spec, run) -> dict | None:
                 logs=spec.folder / "jobs")
 
 
+def _resume_command(spec, run, retry_errors: bool, program: str | None = None) -> str:
+    """The command that runs the sweep's remaining chunks as this run would."""
+    return spec.command(run, program or PROGRAM) + (" --retry-errors" if retry_errors else "")
+
+
 def _stop(spec, run, plan, retry_errors: bool, reason: str, code: int) -> None:
     """End an unfinished sweep with ``reason``, the chunks saved and the resume command."""
     from tilesweep.jobs.resume import saved_parts
 
     saved = len(saved_parts(spec))  # from disk: Ctrl-C may land between a part's rename and its count
-    resume = spec.command(run, PROGRAM) + (" --retry-errors" if retry_errors else "")
+    resume = _resume_command(spec, run, retry_errors)
     typer.echo(f"{reason}: {saved} of {len(plan.jobs)} chunks are saved in {spec.folder}; resume with:\n"
                f"  {resume}", err=True)
     raise typer.Exit(code)

@@ -1,7 +1,8 @@
-"""A sweep's client, detached (``sweep --detach``): its record and the sweep's state.
+"""A sweep's client: its record and the sweep's state.
 
-``client.json`` beside ``sweep.json`` holds the background client's pid, host, start time,
-log and command. A sweep's state is read from it and from the parts on disk:
+``client.json`` beside ``sweep.json`` holds the pid, host, start time and command of the
+process that runs (or last ran) the sweep's chunks, and its log when it was detached
+(``sweep --detach``). A sweep's state is read from it and from the parts on disk:
 ``finished`` (every chunk saved), ``running`` (its client is alive), ``cancelled``
 (``tilesweep cancel`` stopped it), ``interrupted`` (its client is gone before the end),
 ``planned`` (nothing started yet).
@@ -22,9 +23,18 @@ RECORD = "client.json"
 LOG = "client.log"
 
 
-def record_client(folder: Path, pid: int, command: str) -> None:
-    write_json(Path(folder) / RECORD, {"pid": pid, "host": platform.node(), "command": command, "log": LOG,
+def record_client(folder: Path, pid: int, command: str, log: str | None = LOG) -> None:
+    write_json(Path(folder) / RECORD, {"pid": pid, "host": platform.node(), "command": command, "log": log,
                                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+
+
+def record_this_client(folder: Path, command: str) -> None:
+    """Record this process as the sweep's client, unless it is the detached client its
+    parent recorded already (same pid and host: that record names its log)."""
+    record = read_client(folder)
+    if record and record.get("pid") == os.getpid() and record.get("host") == platform.node():
+        return
+    record_client(folder, os.getpid(), command, log=None)
 
 
 def read_client(folder: Path) -> dict | None:

@@ -39,6 +39,7 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
              "max_nodes": "max_nodes", "chunk-size": "chunk_size", "chunk_size": "chunk_size",
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
+             "scheduler-file": "scheduler_file", "scheduler_file": "scheduler_file",
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
              "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
              "parallel-above": "parallel_above", "parallel_above": "parallel_above",
@@ -47,7 +48,7 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "cluster-option": "cluster_options", "cluster_options": "cluster_options",
              "plugins": "plugin_files", "plugin": "plugin_files"}
 RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
-            "cluster_options")
+            "cluster_options", "scheduler_file")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
 CLUSTER_KINDS = ("local", "slurm", "pbs", "sge")
 OPTIONAL_LIMITS = ("time_limit", "max_memory")
@@ -238,6 +239,7 @@ class RunOptions:
     jobs: int | None = None  # batch jobs of workers, a fixed number
     max_jobs: int | None = None  # or adaptive, from none to this many
     cluster_options: tuple[str, ...] | None = None  # KEY=VALUE settings of the batch jobs
+    scheduler_file: str | None = None  # the scheduler's address, in the JSON file Dask writes
 
     def args(self) -> list[str]:
         out = []
@@ -385,8 +387,12 @@ def check_cluster(run: RunOptions) -> None:
     if run.jobs is not None and run.max_jobs is not None:
         raise InvalidOptionError(f"--jobs {run.jobs} and --max-jobs {run.max_jobs} both given; expected one: a "
                                  "fixed number of jobs, or adaptive up to --max-jobs")
-    if run.batch and (run.scheduler is not None or run.workers is not None):
-        given = "--scheduler" if run.scheduler is not None else "--workers"
+    if run.scheduler is not None and run.scheduler_file is not None:
+        raise InvalidOptionError(f"--scheduler {run.scheduler} and --scheduler-file {run.scheduler_file} both "
+                                 "given; expected one way to the scheduler")
+    if run.batch and (run.scheduler is not None or run.scheduler_file is not None or run.workers is not None):
+        given = ("--scheduler" if run.scheduler is not None else
+                 "--scheduler-file" if run.scheduler_file is not None else "--workers")
         raise InvalidOptionError(f"{given} and --cluster {run.cluster} both given; expected one: the batch jobs "
                                  "start their own scheduler and workers")
 

@@ -72,3 +72,21 @@ def test_detached_sweeps_stop_and_resume(tmp_path):
         info = status(folder)
         assert info["state"] == "finished" and info["rows"] == [COUNT, COUNT]
     pd.testing.assert_frame_equal(rows(killed), rows(cancelled))
+
+
+def test_a_sweep_run_in_a_terminal_shows_as_running_and_cancel_stops_it(tmp_path):
+    """Not only detached clients: a sweep in the foreground is ``running`` while it runs (not
+    ``interrupted``), and ``tilesweep cancel`` stops it as a Ctrl-C would."""
+    folder = tmp_path / "foreground"
+    argv = [*CLI, "sweep", *map(str, SPEC), "--out", tmp_path, "--name", "foreground"]
+    with subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        wait_for(lambda: parts(folder) >= 1, what="a part of the foreground sweep", timeout=300)
+        info = status(folder)
+        assert info["state"] == "running" and info["client_alive"] is True and info["log"] is None, info
+        stopped = cli("cancel", folder)
+        out, err = proc.communicate(timeout=120)
+    assert stopped.returncode == 0, stopped.stderr
+    assert proc.returncode == 130 and "\ninterrupted" in err, err
+    info = status(folder)
+    assert info["state"] == "cancelled" and info["rows"][0] < COUNT, info
+    assert "--name foreground" in info["resume"]

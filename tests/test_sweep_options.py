@@ -36,6 +36,7 @@ CASES = {
     "--name": ("name", [("mine", "mine")]),
     "--store": ("store", [("pdb", "pdb")]),
     "--scheduler": ("scheduler", [("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786")]),
+    "--scheduler-file": ("scheduler-file", [("scheduler.json", "scheduler.json")]),
     "--workers": ("workers", [("3", 3)]),
     "--parallel-above": ("parallel-above", [("100000000", 100_000_000)]),
     "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
@@ -84,6 +85,7 @@ def test_every_sweep_option_has_a_case():
 def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / BOARDS).write_text("1 2 3 4 5 6 0 7 8\n8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 7 0 8\n")
+    (tmp_path / "scheduler.json").write_text('{"type": "Scheduler", "address": "tcp://10.0.0.5:8786"}')
     return tmp_path
 
 
@@ -136,7 +138,7 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
     spec, run = check_same(folder, monkeypatch, {option: (words, value)})
     key = option[2:].replace("-", "_")
     typed = value if not isinstance(value, list) else tuple(value)
-    if key in ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster"):
+    if key in ("store", "scheduler", "scheduler_file", "workers", "parallel_above", "worker_wait", "cluster"):
         assert getattr(run, key) == typed
     elif key == "instances" and value == BOARDS:
         assert str(spec.instances) == str(folder / BOARDS) and spec.count == 3
@@ -207,6 +209,9 @@ def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, mess
     (["--jobs", "2"], "--jobs sets batch jobs of workers; expected it with --cluster slurm"),
     (["--cluster", "slurm", "--jobs", "2", "--max-jobs", "3"], "--jobs 2 and --max-jobs 3 both given"),
     (["--cluster", "slurm", "--scheduler", "tcp://10.0.0.5:8786"], "--scheduler and --cluster slurm both given"),
+    (["--cluster", "slurm", "--scheduler-file", "s.json"], "--scheduler-file and --cluster slurm both given"),
+    (["--scheduler", "tcp://10.0.0.5:8786", "--scheduler-file", "s.json"],
+     "--scheduler tcp://10.0.0.5:8786 and --scheduler-file s.json both given"),
 ])
 def test_batch_job_options_that_do_not_fit(folder, words, message):
     result = RUNNER.invoke(app, ["sweep", *words])
@@ -222,3 +227,27 @@ def test_a_cluster_table_in_the_spec(folder):
     assert (run.cluster, run.max_jobs, run.jobs) == ("slurm", 2, None)
     assert run.cluster_options == ('walltime="01:00:00"', "cores=2", 'job_extra_directives=["--exclusive"]')
     assert "--cluster slurm --max-jobs 2 --cluster-option" in " ".join(run.args())
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "cannot be read as a Dask scheduler file"),
+    ('{"type": "Scheduler"}', "cannot be read as a Dask scheduler file"),
+    ('{"address": "10.0.0.5"}', "scheduler '10.0.0.5' is not a Dask scheduler address"),
+])
+def test_a_scheduler_file_that_names_no_scheduler(folder, text, message):
+    (folder / "scheduler.json").write_text(text)
+    result = RUNNER.invoke(app, ["sweep", "--out", str(folder), "--scheduler-file", str(folder / "scheduler.json")])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and message in lines[0], result.output
+
+
+def test_a_scheduler_file_is_read_for_its_address_and_kept_in_the_resume_command(folder):
+    """The address a scheduler file names is the one connected to; the resume command names
+    the file (a new allocation's scheduler writes a new address there)."""
+    from tilesweep.cluster.connect import scheduler_address
+
+    path = folder / "scheduler.json"
+    path.write_text('{"type": "Scheduler", "address": "tcp://127.0.0.1:8786"}')
+    assert scheduler_address(None, str(path)) == "tcp://127.0.0.1:8786"
+    spec, run = build_spec({"scheduler_file": str(path), "out": str(folder)})
+    assert f"--scheduler-file {path}" in spec.command(run)

@@ -171,6 +171,7 @@ def test_sweeps_page_matches_tilesweep_summary(server, browser):
     browser.get(server.url + "/sweeps")
     row = wait_for(lambda: css(browser, "#sweeps tr[data-name='compare']"), what="the sweep's row")[0]
     assert row.get_attribute("data-parts") == "4" and "160 / 160" in row.text and "solved 160" in row.text
+    assert row.find_element("css selector", ".badge").get_attribute("data-run") == "finished"
     screenshot(browser, "sweeps")
     row.find_element("tag name", "a").click()
     wait_for(lambda: css(browser, "#summary td[data-column]"), what="the summary table")
@@ -208,7 +209,14 @@ def test_running_sweep_shows_rising_progress(server, browser):
 
         wait_for(parts, 300, "two progress readings")
         assert seen == sorted(seen) and len(set(seen)) == len(seen)
+        assert css(browser, "#badge .badge")[0].get_attribute("data-run") == "running"
         screenshot(browser, "sweep-running")
+    # Stopped as by Ctrl-C: the page says so, with the command that resumes it
+    wait_for(lambda: css(browser, "#badge .badge")[0].get_attribute("data-run") == "interrupted", 60,
+             "the interrupted state")
+    resume = browser.find_element("id", "resume")
+    assert resume.is_displayed() and "--name running" in resume.text and "sweep" in resume.text
+    screenshot(browser, "sweep-interrupted")
 
 
 def test_cancel_ends_a_slow_solve(server, browser, korf100):

@@ -53,3 +53,13 @@ function fmtSeconds(value) {
 function fmtTime(epochSeconds) {
   return epochSeconds ? new Date(epochSeconds * 1000).toLocaleString() : "–";
 }
+
+// A sweep's state as `tilesweep status` says it, with when its last part was written.
+const RUN_BADGES = {finished: "complete", running: "running", interrupted: "stopped", cancelled: "stopped",
+                    planned: "running", unreadable: "problem"};
+
+function runBadge(sweep, withTime = false) {
+  const when = withTime && sweep.run !== "finished" ? ` (updated ${fmtTime(sweep.updated)})` : "";
+  return el("span", {class: `badge ${RUN_BADGES[sweep.run] || "running"}`, title: sweep.problem || "",
+                     dataset: {run: sweep.run}}, sweep.run + when);
+}

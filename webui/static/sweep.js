@@ -62,11 +62,12 @@ async function refresh() {
       `${sweep.parts} / ${sweep.chunks ?? "?"} parts, ${fmtInt(sweep.rows)} / ${fmtInt(sweep.expected_rows)} rows`;
     document.getElementById("progress-text").dataset.parts = sweep.parts;
     document.getElementById("badge").replaceChildren(sweep.problem
-      ? el("span", {class: "badge problem"}, sweep.problem)
-      : el("span", {class: `badge ${sweep.complete ? "complete" : "running"}`},
-           sweep.complete ? "complete" : `incomplete (updated ${fmtTime(sweep.updated)})`));
+      ? el("span", {class: "badge problem"}, sweep.problem) : runBadge(sweep, true));
     document.getElementById("statuses").textContent = "Statuses: " + Object.entries(sweep.statuses)
       .map(([s, n]) => `${s} ${fmtInt(n)}`).join(" · ");
+    const resume = document.getElementById("resume");
+    resume.hidden = !sweep.resume;
+    resume.querySelector("code").textContent = sweep.resume || "";
     document.getElementById("spec").textContent = sweep.spec ? sweep.spec.command : "";
     baselines(sweep.heuristics);
     summaryTable(sweep.summary, sweep.baseline_columns);

@@ -10,12 +10,6 @@ function statusText(statuses) {
   return Object.entries(statuses).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${fmtInt(n)}`).join(", ") || "–";
 }
 
-function badge(sweep) {
-  if (sweep.problem) return el("span", {class: "badge problem", title: sweep.problem}, "unreadable");
-  return sweep.complete ? el("span", {class: "badge complete"}, "complete")
-                        : el("span", {class: "badge running"}, "incomplete");
-}
-
 function sweepRow(s) {
   const spec = s.spec;
   const runs = spec ? `${spec.algorithms.join(", ")} × ${spec.heuristics.join(", ")}` : "–";
@@ -25,7 +19,7 @@ function sweepRow(s) {
     el("td", {class: "num"}, spec ? fmtInt(spec.count) : "–"),
     el("td", {}, runs),
     el("td", {class: "progress"}, el("progress", {max: s.chunks || 1, value: s.parts}),
-       ` ${s.parts} / ${s.chunks ?? "?"} parts `, badge(s)),
+       ` ${s.parts} / ${s.chunks ?? "?"} parts `, runBadge(s)),
     el("td", {class: "num rows"}, `${fmtInt(s.rows)} / ${fmtInt(s.expected_rows)}`),
     el("td", {class: "statuses"}, statusText(s.statuses)),
     el("td", {}, fmtTime(s.updated)));

@@ -1,0 +1,17 @@
+"""``tilesweep sbatch-script``: the Slurm batch script that runs a whole sweep in one allocation."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+import typer
+
+SCRIPT = "one-allocation.sbatch"
+
+
+def sbatch_script() -> None:
+    """Print a Slurm batch script that runs a sweep inside one allocation: a Dask scheduler, one worker per task (srun) and the sweep, joined by --scheduler-file.
+
+    Example: tilesweep sbatch-script > sweep.sbatch && sbatch sweep.sbatch --size 4 --instances korf100 --heuristic pdb:6-6-3 --out /shared/sweeps --store /shared/pdbs
+    """
+    typer.echo(files("tilesweep.jobs.data").joinpath(SCRIPT).read_text(), nl=False)
