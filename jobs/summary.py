@@ -7,8 +7,12 @@ hold (``depth_limit`` of sweeps from before the statuses were split). ``nodes_pe
 is total nodes generated over total search seconds of the solved rows. With a baseline
 heuristic, each other heuristic is paired with it per algorithm and pruning on the same instances
 (same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
-``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, and ``fewer`` /
-``equal`` / ``more`` count pairs by per-instance nodes.
+``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, ``fewer`` /
+``equal`` / ``more`` count pairs by per-instance nodes, and ``nodes_ratio`` (with
+``nodes_ratio_low``/``_high``) and ``p_value`` are the paired statistics of
+:mod:`.paired`: the geometric mean of the per-instance node ratios with its 95 % bootstrap
+interval, and the Wilcoxon signed-rank test. ``solved_low``/``_high``: the 95 % Wilson
+interval of the share solved.
 
 The figures are computed by DuckDB, from the Parquet parts in place when given a results
 path (only the columns used are read, rows are never all in memory) or from a DataFrame.
@@ -28,6 +32,7 @@ import pyarrow as pa
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.status import STATUSES
 
+from .paired import coverage_interval, paired_ratio
 from .parts import CorruptPartError, read_footer
 from .results import part_paths
 
@@ -61,6 +66,11 @@ SELECT s.size, s.algorithm, s.heuristic, s.pruning, count(*) AS paired,
   count(*) FILTER (WHERE s.nodes_generated = b.nodes_generated) AS equal,
   count(*) FILTER (WHERE s.nodes_generated > b.nodes_generated) AS more
 FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm, pruning) GROUP BY ALL"""
+# The same pairs one by one, for the paired statistics (:mod:`.paired`)
+PAIR_NODES = PAIRS[:PAIRS.index("SELECT s.size")] + f"""SELECT s.size, s.algorithm, s.heuristic, s.pruning,
+  s.nodes_generated::DOUBLE AS n, b.nodes_generated::DOUBLE AS ref
+FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm, pruning)
+ORDER BY {", ".join("s." + k for k in INSTANCE_KEYS)}"""  # the bootstrap's draws depend on the order
 
 
 def _literal(text) -> str:
@@ -101,7 +111,8 @@ def _frame(con, query: str, **params) -> pd.DataFrame:
 
 
 # the columns a baseline adds, most telling first
-BASELINE_COLUMNS = ("node_reduction_pct", "paired", "fewer", "equal", "more")
+BASELINE_COLUMNS = ("nodes_ratio", "nodes_ratio_low", "nodes_ratio_high", "p_value", "node_reduction_pct",
+                    "paired", "fewer", "equal", "more")
 
 
 def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None = None) -> pd.DataFrame:
@@ -133,16 +144,34 @@ def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None
         out[column] = out[column].fillna(0).astype("int64")
     for column in FIGURES:
         out[column] = out[column].astype("float64")
+    # coverage's interval (Wilson), as fractions solved
+    low_high = [coverage_interval(s, n) for s, n in zip(out["solved"], out["instances"], strict=True)]
+    out["solved_low"], out["solved_high"] = [x for x, _ in low_high], [y for _, y in low_high]
     if baseline is not None:
         pairs = _frame(con, PAIRS, baseline=baseline)
         pairs["node_reduction_pct"] = 100.0 * (1.0 - pairs["n"] / pairs["ref"])
         pairs["size"] = pairs["size"].astype("int64")
+        pairs = pairs.merge(_paired_ratios(_frame(con, PAIR_NODES, baseline=baseline)), on=KEYS, how="left")
         out = out.merge(pairs.drop(columns=["n", "ref"]), on=KEYS, how="left")
-        for column in BASELINE_COLUMNS[1:]:
+        for column in ("paired", "fewer", "equal", "more"):
             out[column] = out[column].fillna(0).astype("int64")
+        out = out[[c for c in out.columns if c not in BASELINE_COLUMNS] + list(BASELINE_COLUMNS)]
     # pruning is a key, but its column comes last: it was added after the others
     out = out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
     out.attrs["baseline"] = baseline  # for the note under the text table
+    return out
+
+
+def _paired_ratios(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, the geometric mean ratio of its nodes to the baseline's over the
+    pairs, its interval and the signed-rank p-value (:func:`.paired.paired_ratio`)."""
+    rows = []
+    for key, group in pairs.groupby(KEYS, sort=False):
+        found = paired_ratio(group["n"].to_numpy(), group["ref"].to_numpy())
+        rows.append(dict(zip(KEYS, key)) | {"nodes_ratio": found["ratio"], "nodes_ratio_low": found["ratio_low"],
+                                            "nodes_ratio_high": found["ratio_high"], "p_value": found["p"]})
+    out = pd.DataFrame(rows, columns=KEYS + ["nodes_ratio", "nodes_ratio_low", "nodes_ratio_high", "p_value"])
+    out["size"] = out["size"].astype("int64")
     return out
 
 
@@ -188,6 +217,17 @@ def _duration(seconds: float) -> str:
     return _three_digits(seconds) + "s" if seconds < 999.5 else f"{seconds:,.0f}s"
 
 
+def _ratio(ratio: float, low: float, high: float) -> str:
+    """``0.512 (0.505-0.519)``: three significant digits, the interval when there is one."""
+    if pd.isna(ratio):
+        return "-"
+    return f"{ratio:#.3g}" + ("" if pd.isna(low) else f" ({low:#.3g}-{high:#.3g})")
+
+
+def _p_value(p: float) -> str:
+    return "-" if pd.isna(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _fixed(digits: int):
     return lambda v: "-" if pd.isna(v) else f"{v:.{digits}f}"
 
@@ -224,6 +264,24 @@ def _reduction_note(df: pd.DataFrame) -> str:
     return f"reduction: nodes saved against {baseline} on the instances both solved"
 
 
+def _ratio_lines(df: pd.DataFrame) -> list[str]:
+    """Each configuration's paired statistics against the baseline, a line each (the
+    baseline's own rows, a ratio of 1, are left out)."""
+    baseline = df.attrs.get("baseline")
+    mine = df[df["heuristic"] != baseline]
+    if mine.empty:
+        return []
+    names = [f"{a} {h}" for a, h in zip(mine["algorithm"], mine["heuristic"], strict=True)]
+    width = max(map(len, names))
+    ratios = [_ratio(*v) for v in zip(mine["nodes_ratio"], mine["nodes_ratio_low"], mine["nodes_ratio_high"],
+                                       strict=True)]
+    span = max(map(len, ratios))
+    lines = [f"against {baseline}: nodes ratio, geometric mean (95% CI), Wilcoxon p"]
+    for name, ratio, p in zip(names, ratios, mine["p_value"], strict=True):
+        lines.append(f"  {name.ljust(width)}  {ratio.ljust(span)}  p {_p_value(p)}")
+    return lines
+
+
 def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
     """A summary as :func:`format_frame` prints it; the text table without ``wide`` shows
     only :data:`NARROW`'s columns, humanised, and a note saying what they are."""
@@ -242,4 +300,5 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
 
     body = [line(row) for row in zip(*(cells for _, cells, _ in columns), strict=True)]
     notes = [NARROW_NOTE, *([_reduction_note(df)] if "node_reduction_pct" in df else []), WIDE_NOTE]
-    return "\n".join([line([h for h, _, _ in columns]), *body, "", *notes])
+    ratios = _ratio_lines(df) if "nodes_ratio" in df else []
+    return "\n".join([line([h for h, _, _ in columns]), *body, "", *ratios, *([""] if ratios else []), *notes])

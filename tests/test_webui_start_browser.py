@@ -198,7 +198,8 @@ def test_baseline_columns_come_into_view(server, browser):
     wait_for(lambda: css(browser, "#summary th.baseline"), what="the baseline columns")
     width = browser.execute_script("return window.innerWidth")
     headers = css(browser, "#summary th.baseline")
-    assert [h.text for h in headers] == ["node_reduction_pct", "paired", "fewer", "equal", "more"]
+    assert [h.text for h in headers] == ["nodes_ratio", "nodes_ratio_low", "nodes_ratio_high", "p_value",
+                                         "node_reduction_pct", "paired", "fewer", "equal", "more"]
     for header in headers:
         assert header.rect["x"] + header.rect["width"] <= width, header.text
     screenshot(browser, "start-baseline")
