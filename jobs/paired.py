@@ -1,7 +1,8 @@
 """Paired statistics of two configurations run on the same instances, and coverage intervals.
 
-A heuristic against a baseline (``summary --baseline``) is judged on the instances both
-solved, pair by pair, as a paper would report it:
+A heuristic against a baseline (``summary --baseline``), or a sweep against an earlier one
+(``compare``), is judged on the instances both solved, pair by pair, as a paper would
+report it:
 
 - ``ratio``: the geometric mean over the pairs of nodes / baseline nodes (so each instance
   weighs the same, whatever its size), with a 95 % percentile bootstrap interval of that
@@ -28,7 +29,7 @@ SEED = 0
 BOOTSTRAP_MAX = 10_000  # pairs; beyond, the t interval (1,000 resamples of 10^4 are 10^7 draws)
 
 
-def ratio_interval(log_ratios: np.ndarray) -> tuple[float, float, float]:
+def ratio_interval(log_ratios: np.ndarray, seed: int = SEED) -> tuple[float, float, float]:
     """exp(mean) of ``log_ratios`` and its 95 % interval; NaN where fewer than two."""
     d = np.asarray(log_ratios, dtype=float)
     if len(d) == 0:
@@ -41,7 +42,7 @@ def ratio_interval(log_ratios: np.ndarray) -> tuple[float, float, float]:
         return (ratio, ratio, ratio)  # every pair the same ratio: nothing to resample
     if len(d) <= BOOTSTRAP_MAX:
         found = stats.bootstrap((d,), np.mean, n_resamples=RESAMPLES, confidence_level=CONFIDENCE,
-                                method="percentile", random_state=np.random.default_rng(SEED))
+                                method="percentile", random_state=np.random.default_rng(seed))
         low, high = found.confidence_interval
     else:
         low, high = stats.t.interval(CONFIDENCE, len(d) - 1, loc=mean, scale=stats.sem(d))
@@ -58,13 +59,13 @@ def signed_rank_p(log_ratios: np.ndarray) -> float:
     return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
 
 
-def paired_ratio(values: np.ndarray, baseline: np.ndarray) -> dict:
+def paired_ratio(values: np.ndarray, baseline: np.ndarray, seed: int = SEED) -> dict:
     """``ratio``, ``ratio_low``, ``ratio_high`` and ``p`` of ``values`` against ``baseline``
     (paired, positive counts such as nodes generated; non-positive pairs are left out)."""
     values, baseline = np.asarray(values, dtype=float), np.asarray(baseline, dtype=float)
     both = (values > 0) & (baseline > 0)
     d = np.log(values[both]) - np.log(baseline[both])
-    ratio, low, high = ratio_interval(d)
+    ratio, low, high = ratio_interval(d, seed)
     return {"ratio": ratio, "ratio_low": low, "ratio_high": high, "p": signed_rank_p(d)}
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.jobs.parts import write_part
-from tilesweep.jobs.report.compare import compare, load_pairs_side, parse_threshold, ratio_interval
+from tilesweep.jobs.report.compare import compare, load_pairs_side, parse_threshold
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.spec import SweepSpec
@@ -212,18 +212,19 @@ def test_compare_lists_the_instances_a_weakened_heuristic_changed(tmp_path):
     assert configs.loc[("idastar", "pdb:4-4"), "nodes_diff"] == (differ["algorithm"] == "idastar").sum()
 
 
-def test_time_ratio_interval_and_regression_flag():
+def test_time_and_node_ratios_intervals_and_regression_flag():
     import numpy as np
     rng = np.random.default_rng(1)
     old = rng.uniform(1, 2, 400)
-    ratio, low, high = ratio_interval(old, old * 1.5, rng)
-    assert ratio == pytest.approx(1.5) and low == pytest.approx(1.5) and high == pytest.approx(1.5)
-    ratio, low, high = ratio_interval(old, old * rng.uniform(0.5, 1.5, 400), rng)
-    assert low < ratio < high and 0.9 < ratio < 1.1
     frame = pd.DataFrame({"instance": range(400), "size": 3, "goal": "g", "tiles": "t", "algorithm": "astar",
                           "heuristic": "h", "pruning": "parent", "status": "solved", "cost": 5, "nodes_generated": 10, "seconds": old})
     slower = compare(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]
-    assert bool(slower["regression"]) and slower["ci_low"] > 1
+    assert bool(slower["regression"]) and slower["ci_low"] == pytest.approx(1.2) and slower["time_p"] < 0.001
+    assert (slower["nodes_ratio"], slower["nodes_p"]) == (1.0, 1.0)  # the same nodes: nothing changed there
+    noisy = compare(frame, frame.assign(seconds=old * rng.uniform(0.5, 1.5, 400)), threshold=0.05).configurations.iloc[0]
+    assert noisy["ci_low"] < noisy["time_ratio"] < noisy["ci_high"] and 0.9 < noisy["time_ratio"] < 1.1
+    fewer = compare(frame, frame.assign(nodes_generated=rng.integers(5, 10, 400)), threshold=0.05).configurations.iloc[0]
+    assert fewer["nodes_ratio_high"] < 1 and fewer["nodes_p"] < 0.001
     assert not compare(frame, frame.assign(seconds=old * 1.03), threshold=0.05).configurations.iloc[0]["regression"]
 
 

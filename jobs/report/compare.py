@@ -9,8 +9,10 @@ only when the rows hold several):
 - ``nodes_diff``: pairs of the same status with different ``nodes_generated`` (every
   algorithm here is deterministic, so any difference is a change of behaviour);
 - ``status_diff``: pairs whose status changed (e.g. solved, then budget_exceeded);
-- ``time_ratio``: total search seconds NEW / OLD over the pairs both solved, with a 95 %
-  percentile bootstrap interval over those instances (``ci_low``, ``ci_high``);
+- ``nodes_ratio``: NEW / OLD nodes generated over the pairs both solved, a geometric mean
+  with its 95 % bootstrap interval (``nodes_ratio_low``, ``nodes_ratio_high``) and the
+  Wilcoxon signed-rank ``nodes_p`` (:mod:`..paired`);
+- ``time_ratio``: the same of search seconds (``ci_low``, ``ci_high``, ``time_p``);
   ``regression`` when the ratio exceeds 1 + threshold and the whole interval lies above 1.
 
 ``only_old`` / ``only_new`` count rows without a partner (different instances or configurations).
@@ -23,12 +25,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from tilesweep.solver.errors import InvalidOptionError
 
+from ..paired import paired_ratio
 from ..parts import read_part
 from ..schema import ADDED_DEFAULTS
 from .sweeps import Sweep
@@ -37,7 +39,6 @@ CONFIG = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE = ["instance", "size", "goal", "tiles"]
 PAIR_KEYS = INSTANCE + ["algorithm", "heuristic", "pruning"]
 VALUES = ["status", "cost", "nodes_generated", "seconds"]
-RESAMPLES = 1000
 
 
 @dataclass(frozen=True)
@@ -69,20 +70,6 @@ def load_pairs_side(sweeps: list[Sweep]) -> pd.DataFrame:
     return frame.drop_duplicates(PAIR_KEYS, keep="last")
 
 
-def ratio_interval(old: np.ndarray, new: np.ndarray, rng: np.random.Generator,
-                   resamples: int = RESAMPLES) -> tuple[float, float, float]:
-    """sum(new) / sum(old) and its 95 % percentile bootstrap interval over the pairs."""
-    if len(old) == 0 or old.sum() <= 0:
-        return (np.nan, np.nan, np.nan)
-    ratios = np.empty(resamples)
-    for i in range(resamples):
-        pick = rng.integers(0, len(old), len(old))
-        total = old[pick].sum()
-        ratios[i] = new[pick].sum() / total if total > 0 else np.nan
-    low, high = np.nanpercentile(ratios, [2.5, 97.5])
-    return (new.sum() / old.sum(), float(low), float(high))
-
-
 def _changes(pairs: pd.DataFrame) -> pd.DataFrame:
     both = (pairs["status_old"] == "solved") & (pairs["status_new"] == "solved")
     kinds = {
@@ -97,17 +84,20 @@ def _changes(pairs: pd.DataFrame) -> pd.DataFrame:
     return out[["kind"] + columns].sort_values(["kind"] + CONFIG + ["instance"], kind="stable").reset_index(drop=True)
 
 
-def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: float,
-                   rng: np.random.Generator) -> dict:
+def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: float, seed: int) -> dict:
     solved = group[(group["status_old"] == "solved") & (group["status_new"] == "solved")]
-    ratio, low, high = ratio_interval(solved["seconds_old"].to_numpy(float), solved["seconds_new"].to_numpy(float), rng)
+    nodes = paired_ratio(solved["nodes_generated_new"].to_numpy(float), solved["nodes_generated_old"].to_numpy(float),
+                         seed)
+    time = paired_ratio(solved["seconds_new"].to_numpy(float), solved["seconds_old"].to_numpy(float), seed)
+    ratio, low, high = time["ratio"], time["ratio_low"], time["ratio_high"]
     mine = changes[(changes[CONFIG] == pd.Series(dict(zip(CONFIG, key)))).all(axis=1)]
     paired = group["_merge"] == "both"
     return dict(zip(CONFIG, key)) | {
         "paired": int(paired.sum()), "only_old": int((group["_merge"] == "left_only").sum()),
         "only_new": int((group["_merge"] == "right_only").sum()),
         **{f"{kind}_diff": int((mine["kind"] == kind).sum()) for kind in ("cost", "nodes", "status")},
-        "time_ratio": ratio, "ci_low": low, "ci_high": high,
+        "nodes_ratio": nodes["ratio"], "nodes_ratio_low": nodes["ratio_low"], "nodes_ratio_high": nodes["ratio_high"],
+        "nodes_p": nodes["p"], "time_ratio": ratio, "ci_low": low, "ci_high": high, "time_p": time["p"],
         "regression": bool(ratio > 1 + threshold and low > 1),
     }
 
@@ -129,11 +119,10 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed:
     pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
     _check_shared(old, new, pairs, names)
     changes = _changes(pairs[pairs["_merge"] == "both"])
-    rng = np.random.default_rng(seed)
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
     order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}
     groups = sorted(pairs.groupby(CONFIG, sort=False, dropna=False), key=lambda kv: order.get(kv[0], len(order)))
-    rows = pd.DataFrame([_configuration(key, group, changes, threshold, rng) for key, group in groups])
+    rows = pd.DataFrame([_configuration(key, group, changes, threshold, seed) for key, group in groups])
     if pd.concat([old["pruning"], new["pruning"]]).nunique() <= 1:  # one pruning: nothing to tell apart
         rows, changes = rows.drop(columns="pruning"), changes.drop(columns="pruning")
     return Comparison(rows, changes, threshold)
