@@ -1,4 +1,4 @@
-"""Reading sweeps' results: ``summary``, ``query``, ``sql``, ``compare`` and ``report``."""
+"""Reading sweeps' results: ``summary``, ``query``, ``sql``, ``compare``, ``report`` and ``verify``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import FormatOpt, SweepsArg, WideOpt
+from tilesweep.commands.options import FormatOpt, StoreOpt, SweepsArg, WideOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -203,4 +203,39 @@ def report(
     typer.echo(str(built.path))
     if built.comparison is not None and built.comparison.cost_differences:
         typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        raise typer.Exit(1)
+
+
+def verify(
+    sweep: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME).")],
+    sample: Annotated[Optional[int], typer.Option("--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample (default 0).")] = 0,
+    store: StoreOpt = None,
+) -> None:
+    """Solve a seeded sample of a sweep's rows again on this installation and compare status, cost, moves and node counts.
+
+    Rows whose outcome depends on the machine (timeout, error, a memory budget) are left out.
+    Exit 1 when any row differs, naming each.
+
+    Example: tilesweep verify sweeps/NAME --sample 200
+    """
+    from tilesweep.jobs.recheck import recheck
+    from tilesweep.jobs.results import verify_results
+
+    def action():
+        if sample is not None and sample < 0:
+            raise InvalidOptionError(f"sample {sample!r} is too small; expected 0 (every row) or more")
+        sweeps = verify_results(sweep)  # a damaged or stray part is refused before any row is read
+        if len(sweeps) != 1 or not sweeps[0].paths:
+            raise InvalidOptionError(f"sweep {sweep!r} is not one sweep with results; expected OUT/NAME of a sweep "
+                                     "that has written parts")
+        return recheck(sweeps[0].folder, sample or None, seed, store)
+
+    found = run_guarded(action)
+    for line in found.differences:
+        typer.echo(f"differs: {line}")
+    left = f", {found.skipped:,} left out (timeout, error or memory budget)" if found.skipped else ""
+    typer.echo(f"solved {found.checked:,} of {found.rows:,} rows again (seed {seed}){left}: "
+               f"{len(found.differences)} difference(s)")
+    if found.differences:
         raise typer.Exit(1)

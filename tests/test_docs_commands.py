@@ -43,6 +43,7 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
     (r"--figures\b", "drives Chromium (tier browser)"),
     (r"--detach\b", "leaves a client running in the background (tests/test_detach.py follows one)"),
     (r"--cluster (slurm|pbs|sge)\b", "submits batch jobs to a Slurm cluster (tier slurm: tests/test_slurm.py)"),
+    (r"\bsbatch-script >", "writes the one-allocation script for sbatch (tier slurm: tests/test_slurm.py submits it)"),
     (r"\[--|\bSWEEP\b|\bOLD NEW\b", "a synopsis of the options, not a command"),
 ]
 SWEEP_NAMES = ("NAME", "main", "before", "after", "demo", "korf100")  # as the docs name them
