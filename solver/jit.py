@@ -8,39 +8,128 @@ loading it from its cache), so the time it takes is kept out of what is measured
 numba files a cached kernel under the modification time and size of its own source file
 only, so a change to a helper it inlines from another module (``limits.next_check``) would
 leave it loading the old code. Every kernel's cache entry is therefore also stamped with
-:data:`SOURCE_DIGEST`, a hash of the sources kernels are made of: any change to them
-compiles the kernels afresh.
+:func:`dependency_digest`: a hash of the source of every function it calls or inlines,
+transitively, and of the values of the constants they read. A change to any of them
+compiles the kernel afresh; an edit elsewhere (another function, a comment between
+functions, an unrelated module) leaves it loading from the cache.
 """
 
+import functools
 import hashlib
+import inspect
+import sys
 import time
+import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numba
+import numpy as np
 from numba.core import event
+from numba.core.caching import IndexDataCacheFile
+from numba.core.dispatcher import Dispatcher
+from numba.core.extending import _Intrinsic
 
 JIT_OPTIONS = dict(cache=True, nogil=True, boundscheck=False, error_model="numpy")
-# the folders of the modules that define kernels or the helpers they inline
-KERNEL_SOURCES = (Path(__file__).parent, Path(__file__).parents[1] / "pdb_store")
+_CONSTANTS = (int, float, complex, bool, str, bytes, type(None), np.generic)
 
 
-def source_digest(folders=KERNEL_SOURCES) -> str:
-    """A hash of every ``.py`` file in ``folders`` (names and contents)."""
+def _names(code: types.CodeType):
+    """Every global or attribute name ``code`` and the code nested in it refer to."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+@functools.cache
+def _source(obj) -> str:
+    """The source text of a function or module (its compiled code where there is none)."""
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        return repr(obj.__code__.co_code) if hasattr(obj, "__code__") else obj.__name__
+
+
+def dependency_digest(func) -> str:
+    """A hash of what numba compiles into ``func``'s code from anywhere: the source of
+    ``func`` and of every function or intrinsic of its package (or of tilesweep) that it
+    names, transitively, the whole source of such a module it reads attributes of, and the
+    values of the constants these functions read (numba freezes them into the code).
+
+    Names are looked up in each function's module globals, so a name that is also an
+    attribute or a local only adds to the hash (a needless recompile, never a stale kernel).
+    """
+    roots = {"tilesweep", func.__module__.partition(".")[0]}
     digest = hashlib.sha256()
-    for path in sorted(p for folder in folders for p in folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    seen = set()
+
+    def ours(module_name) -> bool:
+        return (module_name or "").partition(".")[0] in roots
+
+    def function(f) -> None:
+        if f in seen:
+            return
+        seen.add(f)
+        digest.update(f"{f.__module__}.{f.__qualname__}\0{_source(f)}\0".encode())
+        for name in sorted(set(_names(f.__code__))):
+            if name in f.__globals__:
+                value(name, f.__globals__[name])
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=True):
+            value(name, cell.cell_contents)
+
+    def value(name, v) -> None:
+        if isinstance(v, Dispatcher):
+            function(v.py_func)
+        elif isinstance(v, _Intrinsic):
+            function(v._defn)
+        elif isinstance(v, types.FunctionType):
+            if ours(v.__module__):
+                function(v)
+        elif isinstance(v, types.ModuleType):
+            if ours(v.__name__) and v not in seen:
+                seen.add(v)
+                digest.update(f"{v.__name__}\0{_source(v)}\0".encode())
+        elif isinstance(v, type):
+            if ours(v.__module__) and v not in seen:
+                seen.add(v)
+                value(name, sys.modules[v.__module__])
+        elif isinstance(v, _CONSTANTS):
+            digest.update(f"{name}={v!r}:{type(v).__name__}\0".encode())
+        elif isinstance(v, np.ndarray):
+            digest.update(f"{name}:{v.dtype}{v.shape}\0".encode() + v.tobytes())
+        elif isinstance(v, tuple | list):
+            for i, item in enumerate(v):
+                value(f"{name}[{i}]", item)
+        elif ours(type(v).__module__):
+            value(name, type(v))
+
+    function(func)
     return digest.hexdigest()[:16]
 
 
-SOURCE_DIGEST = source_digest()
+class _StampedIndex(IndexDataCacheFile):
+    """numba's index of a kernel's cache entries, its stamp (the kernel's own file's time
+    and size) extended with :func:`dependency_digest`, worked out when numba first reads or
+    writes the index: by then every module the kernel refers to is imported."""
+
+    @property
+    def _source_stamp(self):
+        if self._digest is None:
+            self._digest = dependency_digest(self._func)
+        return (self._file_stamp, self._digest)
+
+    @_source_stamp.setter
+    def _source_stamp(self, stamp):
+        self._file_stamp = stamp
 
 
 def _stamped(dispatcher):
-    """``dispatcher`` with :data:`SOURCE_DIGEST` added to the stamp its cache entries carry."""
+    """``dispatcher`` with its cache entries stamped by :func:`dependency_digest` as well."""
     cache_file = dispatcher._cache._cache_file
-    cache_file._source_stamp = (cache_file._source_stamp, SOURCE_DIGEST)
+    cache_file.__class__ = _StampedIndex
+    cache_file._file_stamp = cache_file.__dict__.pop("_source_stamp")
+    cache_file._func, cache_file._digest = dispatcher.py_func, None
     return dispatcher
 
 

@@ -46,46 +46,69 @@ PLUGIN_KERNELS = {"tilesweep.solver.plugins.plugin_values", "tilesweep.solver.id
                   "tilesweep.solver.idastar_plugin._idastar_plugin_only", "tilesweep.solver.graphsearch._graph_search_plugin"}
 
 
-def test_every_kernels_cache_stamp_carries_the_source_digest():
-    from tilesweep.solver.jit import SOURCE_DIGEST
+def test_every_kernels_cache_stamp_carries_its_dependency_digest():
+    from tilesweep.solver.jit import dependency_digest
     for name, dispatcher in package_kernels().items():
         if name in PLUGIN_KERNELS:
             continue
-        assert dispatcher._cache._cache_file._source_stamp[1] == SOURCE_DIGEST, name
+        assert dispatcher._cache._cache_file._source_stamp[1] == dependency_digest(dispatcher.py_func), name
 
 
-KERNEL_MODULE = """
-from tilesweep.solver.jit import kernel
-from tilesweep.solver.limits import make_limits, next_check
+def test_the_dependency_digest_follows_what_a_kernel_calls():
+    from tilesweep.solver.astar import _astar, _find
+    from tilesweep.solver.batch import _astar_boards
+    from tilesweep.solver.jit import dependency_digest
+    from tilesweep.solver.seeded import uniform_boards
+    assert dependency_digest(_astar_boards.py_func) != dependency_digest(_astar.py_func)
+    assert len({dependency_digest(f.py_func) for f in (_astar, _find, uniform_boards)}) == 3
 
-@kernel
-def first_check(limits):
-    return next_check(0, limits)
-"""
+
+# a package of three modules: a kernel, the helpers it calls (with one it does not), and
+# an unrelated module; each run edits one of them and says whether numba compiled or loaded
+STEPS = "from .limits import CAP\nfrom tilesweep.solver.jit import inline_kernel\n\n\n" \
+        "@inline_kernel\ndef step(x):\n    return min(x + 1, CAP)\n\n\ndef unused(x):\n    return x\n"
+PACKAGE = {
+    "__init__.py": "",
+    "limits.py": "CAP = 100\n",
+    "steps.py": STEPS,
+    "unrelated.py": "def other():\n    return 1\n",
+    "walk.py": "from tilesweep.solver.jit import kernel\nfrom .steps import step\n\n\n"
+               "@kernel\ndef walk(n):\n    x = 0\n    for _ in range(n):\n        x = step(x)\n    return x\n",
+}
 
 COMPILE_OR_LOAD = """
-import sys
 import tilesweep.solver.jit as jit
-if sys.argv[1] != "same":
-    jit.SOURCE_DIGEST = sys.argv[1]  # as if a source the kernel inlines had changed
-import checks
+from stamped.walk import walk
 with jit.watch_compiles() as watch:
-    checks.first_check(checks.make_limits())
-print("compiled" if watch.compiled else "loaded")
+    value = walk(200)
+print("compiled" if watch.compiled else "loaded", value)
 """
 
 
 @pytest.mark.slow
-def test_a_changed_source_digest_compiles_a_cached_kernel_afresh(tmp_path):
-    """numba alone would load the cached kernel, whose own file did not change."""
+def test_a_cached_kernel_compiles_afresh_after_a_change_to_what_it_calls_only(tmp_path):
+    """numba alone would load the cached kernel after any edit outside its own file."""
     import os
     import subprocess
     import sys
-    (tmp_path / "checks.py").write_text(KERNEL_MODULE)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+    package = tmp_path / "stamped"
+    package.mkdir()
+    for name, text in PACKAGE.items():
+        (package / name).write_text(text)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path),
+           "PYTHONDONTWRITEBYTECODE": "1"}
 
-    def run(digest):
-        return subprocess.run([sys.executable, "-c", COMPILE_OR_LOAD, digest], env=env, cwd=tmp_path,
+    def run(edit=None, text=None):
+        if edit is not None:
+            (package / edit).write_text(text)
+        return subprocess.run([sys.executable, "-c", COMPILE_OR_LOAD], env=env, cwd=tmp_path,
                               capture_output=True, text=True, timeout=300, check=True).stdout.strip()
 
-    assert [run("same"), run("same"), run("changed"), run("changed")] == ["compiled", "loaded", "compiled", "loaded"]
+    assert run() == "compiled 100"
+    assert run() == "loaded 100"
+    assert run("unrelated.py", "def other():\n    return 2\n") == "loaded 100"
+    assert run("steps.py", "# helpers\n" + STEPS.replace("return x\n", "return x + 1  # changed\n")) \
+        == "loaded 100"  # a comment and a function the kernel does not call
+    assert run("steps.py", STEPS.replace("x + 1", "x + 2")) == "compiled 100"
+    assert run("limits.py", "CAP = 150\n") == "compiled 150"
+    assert run() == "loaded 150"
