@@ -188,3 +188,14 @@ def test_figures_are_written_as_files(report, tmp_path, fmt, magic):
     for f in files:
         head = f.read_bytes()[:200]
         assert magic in head and f.stat().st_size > 5_000, f
+
+
+@pytest.mark.parametrize("tick, label", [(2_000_000, "2M"), (3_000_000, "3M"), (1_500, "1.5k"), (10_000, "10k"),
+                                         (45, "45"), (0.5, "0.5"), (0.00002, "2e-5"), (1e-6, "1e-6"),
+                                         (2.5e9, "2.5G")])
+def test_log_axis_labels_stay_short_on_a_narrow_range(page, tick, label):
+    """The log axes' tick labels, as the browser formats them: a few characters each, so a
+    range of less than a power of ten (every tick labelled) does not run them together."""
+    from tilesweep.jobs.report.plots import COMPACT_TICKS
+    driver, _ = page
+    assert driver.execute_script(f"return (function (tick) {{ {COMPACT_TICKS} }})(arguments[0]);", tick) == label

@@ -12,7 +12,16 @@ import json
 import numpy as np
 import pandas as pd
 from bokeh.layouts import column
-from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, Select, Span, Title
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJS,
+    CustomJSTickFormatter,
+    HoverTool,
+    Legend,
+    Select,
+    Span,
+    Title,
+)
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -28,10 +37,24 @@ def colours(data: ReportData) -> dict[str, str]:
     return {c: Category10_10[i % 10] for i, c in enumerate(data.configs)}
 
 
+# Log-axis labels in a few characters (2M, 300k, 45, 2e-5): bokeh's own (2.000e+6) run
+# together when a range spans less than a power of ten and every tick gets a label
+COMPACT_TICKS = """
+const a = Math.abs(tick);
+if (a === 0) return "0";
+for (const [scale, unit] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]])
+    if (a >= scale) return +(tick / scale).toPrecision(3) + unit;
+return a >= 0.01 ? String(+tick.toPrecision(3)) : tick.toExponential(0);
+"""
+
+
 def _figure(name: str, title: str, x_label: str, y_label: str, x_log=False, y_log=False, **kw):
     fig = figure(name=name, title=title, width=kw.pop("width", 460), height=kw.pop("height", 400), tools=TOOLS,
                  x_axis_type="log" if x_log else "linear", y_axis_type="log" if y_log else "linear", **kw)
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
+    for log, axis in ((x_log, fig.xaxis), (y_log, fig.yaxis)):
+        if log:
+            axis.formatter = CustomJSTickFormatter(code=COMPACT_TICKS)
     fig.toolbar.logo = None
     return fig
 
@@ -76,10 +99,15 @@ def scatter(data: ReportData, config: str, base: str, value: str):
     x = np.where(ok_x, np.maximum(x, lo), edge)
     y = np.where(ok_y, np.maximum(y, lo), edge)
     label = VALUE_LABELS[value]
-    fig = _figure(f"scatter-{value}-{config}", f"{label}: {config} vs {base}", f"{base}", f"{config}",
+    fig = _figure(f"scatter-{value}-{config}", label, f"{base}", f"{config}",
                   x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
+    # The title in lines a 460-pixel figure holds whole, read top down: the value, the
+    # configuration, "vs" its baseline, the thinning note. Each Title added "above" sits
+    # between the figure's own title and those added before it.
     if note:
         fig.add_layout(Title(text=note.strip(" ()"), text_font_style="italic", text_color="#a33"), "above")
+    fig.add_layout(Title(text=f"vs {base}", text_font_style="normal"), "above")
+    fig.add_layout(Title(text=config), "above")
     fig.line([lo, edge * 1.6], [lo, edge * 1.6], color="#888", line_dash="dashed")
     for where in ("width", "height"):
         fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
@@ -127,14 +155,14 @@ def coverage(data: ReportData, value: str):
     """Share of each configuration's instances solved within N nodes (or T seconds), log x."""
     label = VALUE_LABELS[value]
     fig = _figure(f"coverage-{value}", f"instances solved within a number of {label}", label, "share solved",
-                  x_log=True, y_range=(0, 1.02))
+                  x_log=True, y_range=(0, 1.02), width=940)
     legend = []
     for config, rows in data.rows.groupby("config", sort=False):
         solved = rows.loc[rows["status"] == "solved", value].to_numpy(float)
         x, y = _curve(np.maximum(solved, 1e-7), len(rows))
         line = fig.step(x, y, mode="after", color=colours(data)[config], line_width=2)
         legend.append((config, [line]))
-    fig.add_layout(Legend(items=legend, click_policy="hide", location="bottom_right"))
+    fig.add_layout(Legend(items=legend, click_policy="hide"), "right")  # outside: curves stay in view
     return fig
 
 
