@@ -199,3 +199,22 @@ def test_log_axis_labels_stay_short_on_a_narrow_range(page, tick, label):
     from tilesweep.jobs.report.plots import COMPACT_TICKS
     driver, _ = page
     assert driver.execute_script(f"return (function (tick) {{ {COMPACT_TICKS} }})(arguments[0]);", tick) == label
+
+
+def test_the_filter_finds_numbers_as_shown_and_an_unsolved_row_has_nothing_to_play(page):
+    driver, rows = page
+    big = rows[rows["nodes_generated"] >= 1000].iloc[0]
+    shown = f"{int(big['nodes_generated']):,}"  # as the table shows it, e.g. 1,735
+    row = open_row(driver, f"{shown} instance={big['instance']}")
+    assert row[7] == shown and row[1] == str(big["instance"])
+    assert all(r[7] == shown for r in shown_rows(driver))
+    stopped = rows[rows["status"] == "budget_exceeded"].iloc[0]
+    open_row(driver, f"instance={stopped['instance']} algorithm={stopped['algorithm']} "
+                     f"heuristic={stopped['heuristic']}")
+    assert replay_state(driver)["text"] == "no moves to replay: the run ended budget_exceeded"
+    assert driver.find_element("id", "replay-play").get_attribute("disabled") is not None
+    in_view = driver.execute_script("const r = document.getElementById('replay').getBoundingClientRect();"
+                                    "return r.top >= 0 && r.bottom <= window.innerHeight + 1;")  # +1: a fractional edge
+    assert in_view  # opened where the reader is, not below the table
+    seconds = [r[9] for r in shown_rows(driver)]
+    assert all(s[-2:] in ("us", "ms") or s.endswith("s") for s in seconds) and all(len(s) <= 7 for s in seconds)

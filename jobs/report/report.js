@@ -12,9 +12,20 @@
   const value = (row, col) => DATA.data[COL[col]][row];
   let order = Array.from({length: N}, (_, i) => i), view = order, page = 0, sortCol = null, sortDir = 1;
 
-  const text = (row) => ["sweep", "instance", "algorithm", "heuristic", "status", "reason"].map((c) => String(value(row, c))).join(" ").toLowerCase();
+  // Seconds as the summary prints them: three significant digits in us, ms or s
+  function duration(v) {
+    for (const [unit, scale] of [["us", 1e-6], ["ms", 1e-3]])
+      if (v < 999.5 * scale) return `${+(v / scale).toPrecision(3)}${unit}`;
+    return `${+v.toPrecision(3)}s`;
+  }
   const fmt = (col, v) => v === null || v === undefined ? "–" :
-    typeof v === "number" ? (col === "seconds" ? v.toPrecision(3) : col === "ebf" ? v.toFixed(4) : v.toLocaleString("en")) : v;
+    typeof v === "number" ? (col === "seconds" ? duration(v) : col === "ebf" ? v.toFixed(4) : v.toLocaleString("en")) : v;
+  // What the filter searches: each shown cell as the table shows it, and numbers as plain digits too
+  const texts = [];
+  const text = (row) => texts[row] ??= SHOWN.map((c) => {
+    const v = value(row, c);
+    return typeof v === "number" ? `${fmt(c, v)} ${v}` : String(fmt(c, v));
+  }).join(" ").toLowerCase();
 
   function header() {
     const tr = document.createElement("tr");
@@ -186,7 +197,13 @@
       `${value(r, "sweep")} · instance ${value(r, "instance")} · ${value(r, "algorithm")} ${heuristic} · ` +
       `${value(r, "status")}` + (value(r, "cost") === null ? "" : ` · cost ${value(r, "cost")}`) +
       (value(r, "h0") === null ? "" : ` · recorded h0 ${value(r, "h0")}`);
+    const still = !replay.moves.length;  // a run that did not solve has no moves to play
+    for (const id of ["replay-first", "replay-back", "replay-play", "replay-forward", "replay-last"])
+      document.getElementById(id).disabled = still;
     draw();
+    if (still) document.getElementById("replay-state").textContent =
+      `no moves to replay: the run ended ${value(r, "status")}`;
+    document.getElementById("replay").scrollIntoView({block: "nearest"});
     selectIteration(r);
   }
 
