@@ -203,7 +203,7 @@ def _astar(tiles8, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
     """
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, _, _ = H
+        goal_col, wd_link_v, wd_link_h, _, _, n_lookups, lookup_group, lookup_refl = H
     addr = table_addresses(tables)
     n = tiles8.shape[0]
     n4 = np.uint64(4 * n)
@@ -341,13 +341,11 @@ def _astar(tiles8, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
                 table[j, 1] = _slot_value(g + 1, move_of(code), tgt, sc)
                 b0, b1, ti = np.int64(blank), np.int64(tgt), np.int64(t)
                 slide(tiles, pos, b0, b1)
-                g1 = tile_group[ti] if n_groups > 0 else -1
-                g2 = tile_group[refl_tile[ti]] if n_groups > 0 and reflect else -1
                 w = wd_step(rows[0], size, ti, b0, b1, goal_row, goal_col, wd_link_v, wd_link_h,
                             parts) if use_wd else 0
                 hc = child_h(tiles, pos, size, ti, b0, b1, rows, 0, tile_cost, scale, use_lc, lc_code,
-                             lc_table, n_groups, group_tiles, group_k, g1, addr[max(g1, 0)], g2,
-                             addr[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms, parts)
+                             lc_table, n_groups, group_tiles, group_k, n_lookups, lookup_group, lookup_refl,
+                             addr, refl_tile, refl_cell, w, terms, n_terms, parts)
                 slide(tiles, pos, b1, b0)
             fc = g + 1 + hc
             if fc >= frows or hc >= hcols:

@@ -118,7 +118,7 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
     """The search of :func:`_graph_search`; with ``use_plug`` A* also calls ``plug``."""
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, _, _ = H
+        goal_col, wd_link_v, wd_link_h, _, _, n_lookups, lookup_group, lookup_refl = H
     addr = table_addresses(tables)
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
@@ -223,13 +223,11 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
             slide(tiles, pos, blank, tgt)
             hc = 0
             if kind == ASTAR:
-                g1 = tile_group[t] if n_groups > 0 else -1
-                g2 = tile_group[refl_tile[t]] if n_groups > 0 and reflect else -1
                 w = wd_step(rows[0], size, t, blank, tgt, goal_row, goal_col, wd_link_v, wd_link_h,
                             parts) if use_wd else 0
                 hc = child_h(tiles, pos, size, t, blank, tgt, rows, 0, tile_cost, scale, use_lc,
-                             lc_code, lc_table, n_groups, group_tiles, group_k, g1, addr[max(g1, 0)],
-                             g2, addr[max(g2, 0)], reflect, refl_tile, refl_cell, w, terms, n_terms,
+                             lc_code, lc_table, n_groups, group_tiles, group_k, n_lookups, lookup_group, lookup_refl,
+                             addr, refl_tile, refl_cell, w, terms, n_terms,
                              parts)
                 if use_plug:
                     hp = plug(tiles, goal)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
-from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
+from .hstate import MAX_LOOKUPS, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .plugins import PREFIX as PLUGIN_PREFIX, checked as checked_plugin, combined_function
 from .ranking import placement_count
 from .walking import WalkTable, walk_table
@@ -70,6 +70,9 @@ class HeuristicSpec:
     reflect: bool = False
     parts: tuple[str, ...] = ()  # max(...): the base of each built-in part, in order
     plugins: tuple[tuple[str, str], ...] = ()  # (name, source sha256) of each plugin part
+    # max(...) of several pattern databases: (number of groups, +reflect) of each, in order;
+    # their groups follow one another in ``groups``
+    databases: tuple[tuple[int, bool], ...] = ()
 
     @property
     def heuristic_version(self) -> str | None:
@@ -80,6 +83,17 @@ class HeuristicSpec:
     def is_pdb(self) -> bool:
         """Whether it reads pattern databases (a ``pdb:`` or a ``max`` with one)."""
         return bool(self.groups)
+
+    @property
+    def lookups(self) -> tuple[tuple[tuple[int, ...], bool], ...]:
+        """The PDB lookups h takes the maximum of: (indices in ``groups``, reflected) each;
+        a database with ``+reflect`` has two."""
+        out, first = [], 0
+        for k, reflect in self.databases or ((len(self.groups), self.reflect),):
+            indices = tuple(range(first, first + k))
+            out += [(indices, False)] + [(indices, True)] * reflect
+            first += k
+        return tuple(out) if self.groups else ()
 
     @property
     def bases(self) -> tuple[str, ...]:
@@ -181,15 +195,22 @@ def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
     parts = [parse_heuristic(text, size, goal) for text in texts]
     pdbs = [p for p in parts if p.is_pdb]
     per_tile = {p.base for p in parts if p.base in PER_TILE}
-    if len(pdbs) > 1 or sum(p.base in WALKING for p in parts) > 1 or \
+    if sum(p.base in WALKING for p in parts) > 1 or \
             len(per_tile - {"manhattan", "linear-conflict"}) + bool(per_tile & {"manhattan", "linear-conflict"}) > 1:
-        raise InvalidOptionError(f"heuristic {name!r}: a max takes at most one pattern database, one "
-                                 "walking distance and one of euclidean, misplaced or "
-                                 "manhattan/linear-conflict")
-    pdb = pdbs[0] if pdbs else HeuristicSpec("", "")
+        raise InvalidOptionError(f"heuristic {name!r}: a max takes at most one walking distance and one "
+                                 "of euclidean, misplaced or manhattan/linear-conflict")
+    groups = tuple(g for p in pdbs for g in p.groups)
+    lookups = sum(1 + p.reflect for p in pdbs)
+    if len(groups) > MAX_GROUPS or lookups > MAX_LOOKUPS:
+        raise InvalidOptionError(f"heuristic {name!r}: its pattern databases have {len(groups)} groups "
+                                 f"and {lookups} lookups (a +reflect counts two); at most {MAX_GROUPS} "
+                                 f"groups and {MAX_LOOKUPS} lookups")
     plugins = tuple(dict.fromkeys(x for p in parts for x in p.plugins))
-    built_in = tuple(p.base for p in parts if p.base != "plugin") or ("plugin",)
-    return HeuristicSpec(name, "max", pdb.groups, pdb.reflect, built_in, plugins)
+    built_in = tuple(dict.fromkeys(p.base for p in parts if p.base != "plugin")) or ("plugin",)
+    if len(pdbs) == 1:
+        return HeuristicSpec(name, "max", groups, pdbs[0].reflect, built_in, plugins)
+    return HeuristicSpec(name, "max", groups, False, built_in, plugins,
+                         tuple((len(p.groups), p.reflect) for p in pdbs))
 
 
 class KernelHeuristic(NamedTuple):
@@ -208,7 +229,8 @@ class KernelHeuristic(NamedTuple):
     group_tiles : int8[MAX_GROUPS, N]  tiles of each group, in table order
     group_k : int64[MAX_GROUPS]        tiles per group
     tables : tuple of MAX_GROUPS uint8[:] (read-only)   one table per group
-    reflect : bool            also look up the main-diagonal reflection; take the max
+    reflect : bool            one database, also looked up on the main-diagonal
+                              reflection (the max of the two)
     refl_tile : int8[N]       relabelling of tiles under the reflection
     refl_cell : int8[N]       cell mirrored about the main diagonal
     terms : int64[MAX_TERMS]  per term, the parts it adds (hstate.TERM_* bits); h = max
@@ -218,6 +240,11 @@ class KernelHeuristic(NamedTuple):
     goal_row, goal_col : int64[N]     goal row and column of each tile
     wd_link_v, wd_link_h : int32[:]   walking-distance link tables (:mod:`solver.walking`)
     wd_v, wd_h : (int64[P], int32[P], uint8[P])  pattern codes, numbers and distances
+    n_lookups : int64         PDB lookups (a database, its reflection, the other databases
+                              of a max of several): the PDB part is the largest of their sums
+    lookup_group : int8[MAX_LOOKUPS, N]  per lookup, the group whose value a move of tile t
+                              changes (-1 for none); row 0 is ``tile_group``
+    lookup_refl : bool[MAX_LOOKUPS]      whether a lookup reads the reflected board
     """
 
     tile_cost: np.ndarray
@@ -242,6 +269,9 @@ class KernelHeuristic(NamedTuple):
     wd_link_h: np.ndarray
     wd_v: tuple
     wd_h: tuple
+    n_lookups: int
+    lookup_group: np.ndarray
+    lookup_refl: np.ndarray
 
 
 def tile_cost_table(base: str, size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, int]:
@@ -369,9 +399,12 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
     group_tiles = np.zeros((MAX_GROUPS, n), dtype=np.int8)
     group_k = np.zeros(MAX_GROUPS, dtype=np.int64)
     for g, group in enumerate(spec.groups):
-        tile_group[list(group)] = g
         group_tiles[g, : len(group)] = group
         group_k[g] = len(group)
+    refl_tile, refl_cell = reflection(size, goal)
+    n_lookups, lookup_group, lookup_refl = lookup_arrays(spec, n, refl_tile)
+    if n_lookups:
+        tile_group[:] = lookup_group[0]  # the first database's groups: the lookup planned ahead
     padded = []
     for g in range(MAX_GROUPS):
         table = np.asarray(tables[g]) if g < len(tables) else np.zeros(0, np.uint8)
@@ -381,13 +414,26 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
         view = table.view()
         view.flags.writeable = False  # one numba type for mmapped and in-memory tables
         padded.append(view)
-    refl_tile, refl_cell = reflection(size, goal)
     terms = term_masks(spec.bases)
     use_wd = any(b in WALKING for b in spec.bases)
     return KernelHeuristic(cost, scale, "linear-conflict" in spec.bases, line_codes(size, goal),
                            line_conflict_table(size), len(spec.groups), tile_group, group_tiles,
                            group_k, tuple(padded), spec.reflect, refl_tile, refl_cell, terms,
-                           len(spec.bases), use_wd, *walk_arrays(size, goal, use_wd))
+                           len(spec.bases), use_wd, *walk_arrays(size, goal, use_wd),
+                           n_lookups, lookup_group, lookup_refl)
+
+
+def lookup_arrays(spec: HeuristicSpec, n: int, refl_tile: np.ndarray) -> tuple:
+    """``n_lookups``, ``lookup_group`` and ``lookup_refl`` of :class:`KernelHeuristic`."""
+    groups = np.full((MAX_LOOKUPS, n), -1, dtype=np.int8)
+    reflected = np.zeros(MAX_LOOKUPS, dtype=np.bool_)
+    for i, (indices, refl) in enumerate(spec.lookups):
+        mine = np.full(n, -1, dtype=np.int8)
+        for g in indices:
+            mine[list(spec.groups[g])] = g
+        groups[i] = mine[refl_tile] if refl else mine
+        reflected[i] = refl
+    return len(spec.lookups), groups, reflected
 
 
 def term_masks(bases: tuple[str, ...]) -> np.ndarray:

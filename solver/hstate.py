@@ -4,7 +4,8 @@ A search keeps the board twice (``tiles[cell]`` and ``pos[tile]``) and, per dept
 row of the heuristic's parts (int64[HS_LEN]): the scaled per-tile sum, the
 linear-conflict and pattern sums, each line's and group's value, the two walking
 distance patterns and, for ``walking-distance+id``, the two inversion counts. A move changes one tile, so it changes at most two lines, one group,
-one reflected group and one walking-distance pattern: a child's h is the parent's row
+one group of each further pattern-database lookup (a reflected one, or another database
+of a ``max``) and one walking-distance pattern: a child's h is the parent's row
 plus those few differences (:func:`child_h`), and only a child that is kept gets a row
 of its own (:func:`commit_child`). The heuristic is the maximum over its terms of the
 sum of the parts each term names (:func:`combine`); a plain heuristic has one term.
@@ -29,8 +30,12 @@ HS_GROUP0 = 14          # MAX_GROUPS group values
 HS_RGROUP0 = 22         # MAX_GROUPS reflected group values
 HS_WD_V, HS_WD_H = 30, 31  # walking distance: pattern << WD_BITS | its distance, per axis
 HS_ID_V, HS_ID_H = 32, 33  # inversions << ID_BITS | inversion distance, per axis
-HS_LEN = 34
-PARTS_LEN = 11          # what child_h hands to commit_child
+HS_PDB_MORE = 34        # the sums of the third and later PDB lookups (max of several PDBs)
+MAX_LOOKUPS = 4         # PDB lookups a heuristic takes the max of (a +reflect counts two)
+HS_LEN = HS_PDB_MORE + MAX_LOOKUPS - 2
+PARTS_GROUP0 = 11       # the group each lookup's move changed (-1 for none), then
+PARTS_VALUE0 = PARTS_GROUP0 + MAX_LOOKUPS  # that group's new value, per lookup
+PARTS_LEN = PARTS_VALUE0 + MAX_LOOKUPS     # what child_h hands to commit_child
 
 # Parts a term of a heuristic adds up (bits of KernelHeuristic.terms); TERM_ID marks the
 # walking distance of a term as ``walking-distance+id``
@@ -177,14 +182,34 @@ def walk_value(v, h, id_v, id_h, use_id):
 
 
 @inline_kernel
-def h_of_row(row, scale, reflect, terms, n_terms):
+def sum_slot(lookup):
+    """Where a row holds the PDB sum of ``lookup`` (0: the regular one, 1: the next)."""
+    return HS_PDB + lookup if lookup < 2 else HS_PDB_MORE + lookup - 2
+
+
+@inline_kernel
+def values_slot(reflected):
+    """Where a row's group values of a regular (or reflected) lookup start; the groups of
+    several databases are numbered apart, so each group has one slot of each kind."""
+    return HS_RGROUP0 if reflected else HS_GROUP0
+
+
+@inline_kernel
+def pdb_max(row, n_lookups):
+    """The largest of the PDB sums of a row's lookups (0 without any)."""
+    p = np.int64(0)
+    for i in range(n_lookups):
+        p = max(p, row[sum_slot(i)])
+    return p
+
+
+@inline_kernel
+def h_of_row(row, scale, n_lookups, terms, n_terms):
     """The heuristic value held in one row of parts."""
     t = row[HS_TILES]
     if scale != 1:
         t = (t + scale - 1) // scale
-    p = row[HS_PDB]
-    if reflect and row[HS_PDB_REFL] > p:
-        p = row[HS_PDB_REFL]
+    p = pdb_max(row, n_lookups)
     w = walk_value(row[HS_WD_V], row[HS_WD_H], row[HS_ID_V], row[HS_ID_H],
                    has_term(terms, n_terms, TERM_ID))
     return combine(t, row[HS_LC], p, w, terms, n_terms)
@@ -271,7 +296,7 @@ def h_init(tiles, pos, size, H, rows, d):
     """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, wd_v, wd_h = H
+        goal_col, wd_link_v, wd_link_h, wd_v, wd_h, n_lookups, lookup_group, lookup_refl = H
     row = rows[d]
     row[:] = 0
     for t in range(1, tiles.shape[0]):
@@ -281,21 +306,24 @@ def h_init(tiles, pos, size, H, rows, d):
             v = line_value(tiles, line, size, lc_code, lc_table)
             row[HS_LINE0 + line] = v
             row[HS_LC] += v
-    for g in range(n_groups):
-        v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, False)
-        row[HS_GROUP0 + g] = v
-        row[HS_PDB] += v
-        if reflect:
-            v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, True)
-            row[HS_RGROUP0 + g] = v
-            row[HS_PDB_REFL] += v
+    for i in range(n_lookups):
+        mine = np.int64(0)  # the groups of this lookup's database, as bits
+        for t in range(tiles.shape[0]):
+            if lookup_group[i, t] >= 0:
+                mine |= np.int64(1) << lookup_group[i, t]
+        first = values_slot(lookup_refl[i])
+        for g in range(n_groups):
+            if mine & (np.int64(1) << g):
+                v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, lookup_refl[i])
+                row[first + g] = v
+                row[sum_slot(i)] += v
     if use_wd:
         row[HS_WD_V] = wd_pattern(tiles, size, goal_row, False, wd_v[0], wd_v[1], wd_v[2])
         row[HS_WD_H] = wd_pattern(tiles, size, goal_col, True, wd_h[0], wd_h[1], wd_h[2])
         if has_term(terms, n_terms, TERM_ID):
             row[HS_ID_V] = with_distance(inversions(tiles, size, lc_code, False), size)
             row[HS_ID_H] = with_distance(inversions(tiles, size, lc_code, True), size)
-    return h_of_row(row, scale, reflect, terms, n_terms)
+    return h_of_row(row, scale, n_lookups, terms, n_terms)
 
 
 @inline_kernel
@@ -372,36 +400,58 @@ def pdb_sum(row, total, first, g, address, rank, parts, slot):
 
 
 @inline_kernel
+def lookup_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected):
+    """:func:`group_rank` for a ``reflected`` known only at run time (each branch keeps the
+    constant one inlined)."""
+    if reflected:
+        return group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, True)
+    return group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False)
+
+
+@inline_kernel
+def lookup_sum(row, pos, t, i, rank, lookup_group, group_tiles, group_k, addr, lookup_refl, refl_tile, refl_cell,
+               parts):
+    """The PDB sum of lookup ``i`` for the child where tile ``t`` moved (the board shows the
+    move): one table read, at ``rank`` if it is not negative (a rank planned ahead), else
+    computed. The group and its new value go to ``parts`` for :func:`commit_child`."""
+    g = lookup_group[i, t]
+    parts[PARTS_GROUP0 + i] = g
+    if g >= 0 and rank < 0:
+        rank = lookup_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, lookup_refl[i])
+    return pdb_sum(row, sum_slot(i), values_slot(lookup_refl[i]), g, addr[max(g, 0)], rank, parts,
+                   PARTS_VALUE0 + i)
+
+
+@inline_kernel
 def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
-            lc_table, n_groups, group_tiles, group_k, g, addr_g, g2, addr_g2, reflect,
+            lc_table, n_groups, group_tiles, group_k, n_lookups, lookup_group, lookup_refl, addr,
             refl_tile, refl_cell, w, terms, n_terms, parts):
     """h of the child where tile ``t`` has moved from ``target`` into ``blank``.
 
-    The board must already show the move. ``g`` and ``g2`` are the groups of ``t`` and of
-    its mirror tile (-1 for none) and ``addr_g``, ``addr_g2`` their tables' addresses
-    (:func:`table_addresses`); ``w`` is the
+    The board must already show the move. Each of the ``n_lookups`` PDB lookups reads the
+    table of the group the move changed for it (``lookup_group``; ``addr``: the tables'
+    addresses, :func:`table_addresses`); ``w`` is the
     child's walking distance (:func:`wd_step`, 0 when unused), to which a term marked
     ``TERM_ID`` adds the inversion distance. (Python passes a call of
     more than 30 arguments as ``*args``, which numba cannot inline.) The new
     parts go to ``parts`` (int64[PARTS_LEN]: tile sum, line a, value a, line b, value b,
-    group value, mirror group value, vertical and horizontal walking-distance patterns,
-    vertical and horizontal inversions) for :func:`commit_child`.
+    two unused, vertical and horizontal walking-distance patterns,
+    vertical and horizontal inversions, then each lookup's group and its value) for
+    :func:`commit_child`.
     """
     row = rows[d]
     ht, lc, w = child_parts(tiles, size, t, blank, target, row, tile_cost, scale, use_lc, lc_code, lc_table, w,
                             terms, n_terms, parts)
     p = np.int64(0)
     if n_groups > 0:
-        r = group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, False) if g >= 0 else 0
-        p = pdb_sum(row, HS_PDB, HS_GROUP0, g, addr_g, r, parts, 5)
-        if reflect:
-            r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
-            p = max(p, pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, addr_g2, r, parts, 6))
+        for i in range(n_lookups):
+            p = max(p, lookup_sum(row, pos, t, i, -1, lookup_group, group_tiles, group_k, addr, lookup_refl,
+                                  refl_tile, refl_cell, parts))
     return combine(ht, lc, p, w, terms, n_terms)
 
 
 @inline_kernel
-def commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts):
+def commit_child(rows, d, use_lc, n_groups, n_lookups, lookup_refl, use_wd, parts):
     """Write ``rows[d + 1]``: the parent's parts with those :func:`child_h` changed."""
     parent = rows[d]
     row = rows[d + 1]
@@ -413,12 +463,12 @@ def commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts):
         row[HS_LINE0 + la] = va
         row[HS_LINE0 + lb] = vb
     if n_groups > 0:
-        if g >= 0:
-            row[HS_PDB] += parts[5] - parent[HS_GROUP0 + g]
-            row[HS_GROUP0 + g] = parts[5]
-        if reflect and g2 >= 0:
-            row[HS_PDB_REFL] += parts[6] - parent[HS_RGROUP0 + g2]
-            row[HS_RGROUP0 + g2] = parts[6]
+        for i in range(n_lookups):
+            g = parts[PARTS_GROUP0 + i]
+            if g >= 0:
+                at = values_slot(lookup_refl[i]) + g
+                row[sum_slot(i)] += parts[PARTS_VALUE0 + i] - parent[at]
+                row[at] = parts[PARTS_VALUE0 + i]
     if use_wd:
         row[HS_WD_V] = parts[7]
         row[HS_WD_H] = parts[8]

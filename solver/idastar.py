@@ -23,18 +23,14 @@ heuristic, including linear conflicts and pattern databases.
 import numpy as np
 
 from .hstate import (
-    HS_GROUP0,
     HS_LEN,
-    HS_PDB,
-    HS_PDB_REFL,
-    HS_RGROUP0,
     PARTS_LEN,
     child_parts,
     combine,
     commit_child,
     group_rank,
     h_init,
-    pdb_sum,
+    lookup_sum,
     prefetch,
     slide,
     table_addresses,
@@ -336,7 +332,8 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     With a reflected pattern database the mirror lookup is made only when it can matter:
     not for a child that the regular sum already cuts off with an f no smaller than the
     least f above the bound met so far, as the larger h could neither keep the child nor
-    lower the next bound (the counts stay those of the full lookup). With ``use_plug``,
+    lower the next bound (the counts stay those of the full lookup); so is each further
+    lookup (the other databases of a ``max`` of several). With ``use_plug``,
     h is also at least ``plug(tiles, goal)`` (a plugin heuristic, :mod:`solver.plugins`),
     called under the same rule; a negative value stops the search (``BAD_HEURISTIC``).
 
@@ -350,7 +347,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     """
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, _, _ = H
+        goal_col, wd_link_v, wd_link_h, _, _, n_lookups, lookup_group, lookup_refl = H
     addr = table_addresses(tables)
     next_bound = np.int64(1) << 40
     d = 0
@@ -393,18 +390,19 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
                     parts) if use_wd else 0
         ht, lc, w = child_parts(tiles, size, t, b, tgt, row, tile_cost, scale, use_lc, lc_code, lc_table, w,
                                 terms, n_terms, parts)
-        g, g2 = -1, -1
         p_sum = np.int64(0)
         if n_groups > 0:
-            g = tile_group[t]
-            p_sum = pdb_sum(row, HS_PDB, HS_GROUP0, g, addr[max(g, 0)], ranks[at], parts, 5)
+            p_sum = lookup_sum(row, pos, t, 0, ranks[at], lookup_group, group_tiles, group_k, addr, lookup_refl,
+                               refl_tile, refl_cell, parts)
         hc = combine(ht, lc, p_sum, w, terms, n_terms)
         f = g0 + d + 1 + hc
-        if reflect and (f <= bound or f < next_bound):
-            g2 = tile_group[refl_tile[t]]
-            r = group_rank(pos, g2, group_tiles, group_k, refl_tile, refl_cell, True) if g2 >= 0 else 0
-            q_sum = pdb_sum(row, HS_PDB_REFL, HS_RGROUP0, g2, addr[max(g2, 0)], r, parts, 6)
+        for i in range(1, n_lookups):
+            if f > bound and f >= next_bound:
+                break
+            q_sum = lookup_sum(row, pos, t, i, -1, lookup_group, group_tiles, group_k, addr, lookup_refl,
+                               refl_tile, refl_cell, parts)
             if q_sum > p_sum:
+                p_sum = q_sum
                 hc = combine(ht, lc, q_sum, w, terms, n_terms)
                 f = g0 + d + 1 + hc
         if use_plug and (f <= bound or f < next_bound):
@@ -419,7 +417,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
                 next_bound = f
             slide(tiles, pos, tgt, b)
             continue
-        commit_child(rows, d, use_lc, n_groups, reflect, use_wd, g, g2, parts)
+        commit_child(rows, d, use_lc, n_groups, n_lookups, lookup_refl, use_wd, parts)
         st_pos[d] = p
         st_q[d] = q
         if hc == 0 and is_goal(tiles, goal_pos):

@@ -171,7 +171,7 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     ``early_mirrors`` (with ``+reflect``): compute and prefetch the mirror lookups of a
     node's children with the regular ones (:func:`mirrors_early`)."""
     _, _, _, _, _, n_groups, tile_group, group_tiles, group_k, tables, reflect, refl_tile, refl_cell, \
-        _, _, _, _, _, _, _, _, _ = H
+        _, _, _, _, _, _, _, _, _, _, _, _ = H
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)

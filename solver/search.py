@@ -156,7 +156,7 @@ def idastar_call(size, goal, H, limits, automaton=None):
                                  v0, h0, table, use_fsm, limits, H.lc_code, use_id)
         return "idastar-walk", call
     nbr64 = neighbours64(size)
-    if H.n_terms == 1 and H.terms[0] == TERM_PDB:
+    if H.n_terms == 1 and H.terms[0] == TERM_PDB and H.n_lookups == 1 + H.reflect:  # one database
         early = mirrors_early(H)
         return "idastar-pdb", lambda tiles: _idastar_pdb(tiles, goal_pos, nbr64, H, limits, table, use_fsm, early)
     return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)
