@@ -1,4 +1,5 @@
-"""A plugin heuristic's cost per node: examples/heuristics/manhattan.py's Manhattan distance
+"""A plugin heuristic's cost per node: examples/heuristics/manhattan.py's Manhattan distance,
+full-board form (``manhattan-plugin``) and incremental form (``manhattan-incremental``),
 against the built-in ``manhattan`` with IDA* on Korf's instances (same node counts asserted).
 
     python benchmarks/plugin_speed.py 2 5      # Korf instance ids (1-based)
@@ -24,12 +25,16 @@ def main(ids):
     load_files([ROOT / "examples" / "heuristics" / "manhattan.py"])
     print(f"load average {os.getloadavg()[0]:.1f}")
     for i, board in korf(ids).items():
-        runs = {h: solve(board, "blank-first", "idastar", h) for h in ("manhattan", "plugin:manhattan-plugin")}
-        a, b = runs["manhattan"], runs["plugin:manhattan-plugin"]
-        assert (a.nodes_generated, a.cost) == (b.nodes_generated, b.cost)
-        ra, rb = a.nodes_generated / a.seconds, b.nodes_generated / b.seconds
-        print(f"Korf #{i}: {a.nodes_generated:,} nodes, cost {a.cost}; built-in {ra / 1e6:.1f} M nodes/s, "
-              f"plugin {rb / 1e6:.1f} M nodes/s, ratio {rb / ra:.3f}")
+        names = ("manhattan", "plugin:manhattan-plugin", "plugin:manhattan-incremental")
+        runs = {h: solve(board, "blank-first", "idastar", h) for h in names}
+        a = runs["manhattan"]
+        line = f"Korf #{i}: {a.nodes_generated:,} nodes, cost {a.cost}; built-in {a.nodes_generated / a.seconds / 1e6:.1f} M nodes/s"
+        for h in names[1:]:
+            b = runs[h]
+            assert (a.nodes_generated, a.cost) == (b.nodes_generated, b.cost)
+            ratio = a.seconds / b.seconds
+            line += f", {h} {b.nodes_generated / b.seconds / 1e6:.1f} M nodes/s (ratio {ratio:.3f})"
+        print(line)
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

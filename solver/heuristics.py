@@ -26,7 +26,7 @@ import numpy as np
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
 from .hstate import MAX_LOOKUPS, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
-from .plugins import PREFIX as PLUGIN_PREFIX, checked as checked_plugin, combined_function
+from .plugins import PREFIX as PLUGIN_PREFIX, checked as checked_plugin, combined_function, incremental_function
 from .ranking import placement_count
 from .walking import WalkTable, walk_table
 
@@ -355,6 +355,9 @@ class PluginHeuristic(NamedTuple):
     goal : int64[N]           the goal board handed to ``plug``
     key : str                 names the compiled kernels of this ``plug`` (its plugins' hashes)
     alone : bool              no built-in parts: h is ``plug`` alone
+    step : numba dispatcher   the incremental form of a single plugin (None without one):
+                              ``step(tiles, goal, h, tile, source, target)``, see
+                              :mod:`solver.plugins`
     """
 
     base: KernelHeuristic
@@ -362,6 +365,7 @@ class PluginHeuristic(NamedTuple):
     goal: np.ndarray
     key: str
     alone: bool
+    step: object = None
 
 
 _KERNEL_HEURISTICS: dict[tuple, KernelHeuristic | PluginHeuristic] = {}
@@ -381,8 +385,9 @@ def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
         H = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
         if spec.plugins:
             goal_board = np.array(goal, dtype=np.int64)
-            H = PluginHeuristic(H, combined_function(tuple(n for n, _ in spec.plugins)), goal_board,
-                                spec.heuristic_version, spec.bases == ("plugin",))
+            names = tuple(n for n, _ in spec.plugins)
+            H = PluginHeuristic(H, combined_function(names), goal_board, spec.heuristic_version,
+                                spec.bases == ("plugin",), incremental_function(names))
         _KERNEL_HEURISTICS[key] = H
     return _KERNEL_HEURISTICS[key]
 

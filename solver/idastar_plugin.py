@@ -5,7 +5,9 @@ generation within the bound, the same node accounting), without the built-in heu
 parts it carries per depth: a child's h is one call of the plugin on the board. A plugin
 combined with built-in heuristics in a ``max(...)`` runs in :func:`solver.idastar._idastar_plugin`;
 this kernel is the smaller one, which numba compiles (once per process and plugin) in a
-fraction of that one's time.
+fraction of that one's time. With the plugin's incremental form (``use_step``) a child's h
+is ``step(tiles, goal, h of the parent, tile, source, target)`` instead, the parents' h kept
+per depth.
 """
 
 import numpy as np
@@ -23,14 +25,14 @@ from .idastar import (
     target_of,
     write_path,
 )
-from .jit import inline_kernel, plugin_kernel
+from .jit import inline_kernel, kernel, plugin_kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
 
 @inline_kernel
 def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded,
-                   check_at, limits, deadline, fsm, use_fsm, plug):
+                   check_at, limits, deadline, fsm, use_fsm, plug, step, use_step, hs):
     """One contour below the start (``tiles``, blank on ``blank``); returns as
     :func:`solver.idastar.contour`."""
     next_bound = np.int64(1) << 40
@@ -64,9 +66,13 @@ def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, pat
             check_at = next_check(generated, limits)
         generated += 1
         tgt = np.int64(target_of(code))
-        tiles[b] = tiles[tgt]
+        t = tiles[tgt]
+        tiles[b] = t
         tiles[tgt] = 0
-        hc = np.int64(plug(tiles, goal))
+        if use_step:
+            hc = np.int64(step(tiles, goal, hs[d], t, tgt, b))
+        else:
+            hc = np.int64(plug(tiles, goal))
         if hc < 0:
             return BAD_HEURISTIC, generated, expanded, next_bound, 0, check_at
         f = d + 1 + hc
@@ -78,6 +84,7 @@ def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, pat
             continue
         st_pos[d] = p
         st_q[d] = q
+        hs[d + 1] = hc
         if hc == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, next_bound, d + 1, check_at
@@ -91,9 +98,16 @@ def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, pat
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
+@kernel
+def no_step(tiles, goal, h, tile, source, target):
+    """The incremental form of a plugin without one (never called)."""
+    return 0
+
+
 @plugin_kernel
-def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug):
-    """IDA* with h = ``plug(tiles, goal)``; arguments (``nbr``: int64[N, 4]) and returns as
+def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step, use_step):
+    """IDA* with h = ``plug(tiles, goal)`` (``use_step``: a child's h from its parent's by
+    ``step``, :mod:`solver.plugins`); arguments (``nbr``: int64[N, 4]) and returns as
     :func:`solver.idastar._idastar`."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
@@ -108,6 +122,8 @@ def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug):
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = np.int64(plug(tiles, goal))
+    hs = np.zeros(MAX_DEPTH + 1, dtype=np.int64)  # h of each node on the path
+    hs[0] = h0
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     if h0 < 0:
@@ -123,7 +139,7 @@ def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug):
         expanded += 1
         status, generated, expanded, next_bound, cost, check_at = contour_plugin(
             tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded, check_at,
-            limits, deadline, fsm, use_fsm, plug)
+            limits, deadline, fsm, use_fsm, plug, step, use_step, hs)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:
             return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0

@@ -11,6 +11,12 @@ text in; reading files is the callers' part) and checks a plugin on the board si
 goal before it runs (:func:`checked`): it must compile for ``int64`` boards, return an
 integer, and give 0 at the goal. A plugin is known by its name and the sha256 of its
 source (:attr:`Plugin.sha256`), which sweeps record.
+
+A file may also define ``INCREMENTAL``, a dict from some of those names to functions
+``step(tiles, goal, h, tile, source, target) -> int``: the h of the board ``tiles`` (which
+already shows the move) when ``tile`` has just moved from cell ``source`` to cell
+``target`` and the board before the move had h ``h``. IDA* with the plugin alone calls it
+instead of the full-board form; :func:`checked` compares the two along a random walk.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class Plugin:
     source: str
     origin: str       # where the source came from (a file name), for messages
     function: object  # the numba dispatcher
+    step: object = None  # the incremental form's dispatcher, if the file gives one
 
 
 _PLUGINS: dict[str, Plugin] = {}
@@ -75,10 +82,20 @@ def register(source: str, origin: str) -> tuple[str, ...]:
                               "lower-case letters, digits, '.', '_' and '-'")
         if not callable(function):
             raise PluginError(f"plugin file {origin!r}: HEURISTICS[{name!r}] is not a function")
+    steps = getattr(module, "INCREMENTAL", {})
+    if not isinstance(steps, dict) or set(steps) - set(found) or not all(map(callable, steps.values())):
+        raise PluginError(f"plugin file {origin!r}: INCREMENTAL is not a dict from names of its "
+                          "HEURISTICS to functions step(tiles, goal, h, tile, source, target)")
     for name, function in found.items():
-        compiled = function if isinstance(function, Dispatcher) else numba.njit(function)
-        _PLUGINS[name] = Plugin(name, sha, source, origin, compiled)
+        _PLUGINS[name] = Plugin(name, sha, source, origin, _compiled(function), _compiled(steps.get(name)))
     return tuple(found)
+
+
+def _compiled(function):
+    """``function`` as a numba dispatcher (None stays None)."""
+    if function is None or isinstance(function, Dispatcher):
+        return function
+    return numba.njit(function)
 
 
 def ensure(sources) -> None:
@@ -125,6 +142,40 @@ def _checked(name: str, sha: str, goal: tuple[int, ...]) -> None:
                           "expected an integer number of moves")
     if value != 0:
         raise PluginError(f"heuristic {PREFIX + name!r} gives h = {value} at the goal; expected 0")
+    if p.step is not None:
+        _check_step(name, p, board)
+
+
+STEP_CHECK_MOVES = 200  # moves of the walk on which the incremental form is compared
+
+
+def _check_step(name: str, p: Plugin, goal: np.ndarray) -> None:
+    """The incremental form gives the full-board form's h along a seeded random walk."""
+    tiles = goal.copy()
+    size = int(round(len(goal) ** 0.5))
+    rng = np.random.default_rng(0)
+    h = int(p.function(tiles, goal))
+    for _ in range(STEP_CHECK_MOVES):
+        blank = int(np.flatnonzero(tiles == 0)[0])
+        r, c = divmod(blank, size)
+        cells = [(r + dr) * size + c + dc for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                 if 0 <= r + dr < size and 0 <= c + dc < size]
+        source = int(rng.choice(cells))
+        tile = int(tiles[source])
+        tiles[blank], tiles[source] = tile, 0
+        try:
+            stepped = p.step(tiles, goal, h, tile, source, blank)
+        except numba.core.errors.TypingError as err:
+            raise PluginError(f"incremental form of heuristic {PREFIX + name!r} does not compile for "
+                              f"int64 boards and integers: {_first_line(err)}") from None
+        except Exception as err:  # noqa: BLE001
+            raise PluginError(f"incremental form of heuristic {PREFIX + name!r} raised {type(err).__name__}: "
+                              f"{_first_line(err)}") from None
+        h = int(p.function(tiles, goal))
+        if isinstance(stepped, (bool, np.bool_)) or not isinstance(stepped, (int, np.integer)) or stepped != h:
+            raise PluginError(f"incremental form of heuristic {PREFIX + name!r} gives {stepped!r} on board "
+                              f"'{' '.join(map(str, tiles))}' after tile {tile} moved from cell {source} to "
+                              f"{blank}; its full-board form gives {h}")
 
 
 def checked(name: str, goal: tuple[int, ...]) -> Plugin:
@@ -132,6 +183,11 @@ def checked(name: str, goal: tuple[int, ...]) -> Plugin:
     p = plugin(name)
     _checked(name, p.sha256, tuple(goal))
     return p
+
+
+def incremental_function(plugin_names: tuple[str, ...]):
+    """The incremental form of a single plugin that has one, else None."""
+    return _PLUGINS[plugin_names[0]].step if len(plugin_names) == 1 else None
 
 
 def combined_function(plugin_names: tuple[str, ...]):

@@ -15,7 +15,7 @@ from .heuristics import PluginHeuristic
 from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init, h_many
 from .idastar import _idastar, _idastar_plugin, _idastar_tiles
 from .idastar_pdb import _idastar_pdb, mirrors_early
-from .idastar_plugin import _idastar_plugin_only
+from .idastar_plugin import _idastar_plugin_only, no_step
 from .idastar_walk import _idastar_walk, walk_steps
 from .plugins import plugin_values
 from .status import SOLVED, outcome
@@ -138,8 +138,9 @@ def idastar_call(size, goal, H, limits, automaton=None):
     use_fsm = fsm is not None
     table = fsm if use_fsm else _NO_FSM
     if isinstance(H, PluginHeuristic) and H.alone:
+        step = H.step or no_step
         return f"idastar-plugin-only-{H.key}", lambda tiles: _idastar_plugin_only(
-            tiles, goal_pos, neighbours64(size), limits, table, use_fsm, H.plug)
+            tiles, goal_pos, neighbours64(size), limits, table, use_fsm, H.plug, step, H.step is not None)
     if isinstance(H, PluginHeuristic):
         return f"idastar-plugin-{H.key}", lambda tiles: _idastar_plugin(
             tiles, size, goal_pos, neighbours64(size), H.base, limits, table, use_fsm, H.plug)

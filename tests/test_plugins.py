@@ -35,11 +35,12 @@ def test_the_manhattan_plugin_generates_the_builtin_nodes():
     for text in boards:
         board = Board.parse(text)
         builtin = solve(board, "blank-last", "idastar", "manhattan")
-        plugin = solve(board, "blank-last", "idastar", "plugin:manhattan-plugin")
-        assert plugin.status == "solved" and plugin.heuristic == "plugin:manhattan-plugin"
-        for field in ("cost", "moves", "nodes_generated", "nodes_expanded", "h0", "iterations"):
-            assert getattr(plugin, field) == getattr(builtin, field), (text, field)
-        assert plugin.extra["heuristic_version"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+        for name in ("plugin:manhattan-plugin", "plugin:manhattan-incremental"):  # full-board, incremental
+            plugin = solve(board, "blank-last", "idastar", name)
+            assert plugin.status == "solved" and plugin.heuristic == name
+            for field in ("cost", "moves", "nodes_generated", "nodes_expanded", "h0", "iterations"):
+                assert getattr(plugin, field) == getattr(builtin, field), (text, name, field)
+            assert plugin.extra["heuristic_version"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
 
 
 @pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
@@ -66,6 +67,19 @@ def test_a_plugin_that_raises_on_a_board_is_one_error_naming_it_and_the_board():
     register(plugin_source("if tiles[6] == 0:\n    raise ValueError('no blank there')\nreturn 0"), "custom.py")
     with pytest.raises(PluginError, match=r"'plugin:custom' raised ValueError on board '1 2 3 4 5 6 0 7 8': "
                                           "no blank there"):
+        solve(Board.parse(NEAR_GOAL), "blank-last", "idastar", "plugin:custom")
+
+
+@pytest.mark.parametrize("step, expected", [
+    ("return h + 1", r"incremental form of heuristic 'plugin:custom' gives \d+ on board '[\d ]+' after tile \d+ "
+                     r"moved from cell \d+ to \d+; its full-board form gives \d+"),
+    ("return h + tiles.nothing", r"incremental form of heuristic 'plugin:custom' does not compile"),
+])
+def test_an_incremental_form_unlike_the_full_board_form_is_refused(step, expected):
+    source = plugin_source("n = 0\nfor c in range(tiles.shape[0]):\n    n += tiles[c] != goal[c]\nreturn n")
+    register(source + f"\ndef step(tiles, goal, h, tile, source, target):\n    {step}\n\nINCREMENTAL = {{'custom': step}}\n",
+             "custom.py")
+    with pytest.raises(PluginError, match=expected):
         solve(Board.parse(NEAR_GOAL), "blank-last", "idastar", "plugin:custom")
 
 
