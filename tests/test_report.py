@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
@@ -188,6 +189,25 @@ def test_compare_section_when_asked(swept, tmp_path):
     table = Tables(html).frame("compare")
     assert len(table) == 6 and set(table["cost_diff"]) == {"0"} and set(table["nodes_diff"]) == {"0"}
     assert "No cost, node or status differences." in html
+    # one row altered (its part re-recorded): the before/after plot of its configuration marks it
+    from tilesweep.jobs.parts import read_part, results_dir, write_part
+    from tilesweep.jobs.spec import SweepSpec
+    table = read_part(results_dir(again) / "part-00000.parquet")
+    rows = table.to_pandas()
+    row = rows.index[rows["status"] == "solved"][0]
+    nodes = table.column("nodes_generated").to_pylist()
+    nodes[row] *= 2
+    write_part(SweepSpec.from_json((again / "sweep.json").read_text()), 0,
+               table.set_column(table.schema.get_field_index("nodes_generated"), "nodes_generated",
+                                pa.array(nodes, pa.int64())))
+    report = build_report([str(folder), str(again)], str(tmp_path / "c2.html"), with_compare=True)
+    config = f"{rows.loc[row, 'algorithm']} {rows.loc[row, 'heuristic']}"
+    names = [n for n in report.figures if n.startswith("before-after-")]
+    assert len(names) == 12  # nodes and seconds of each of the 6 configurations
+    for name in names:
+        changed = report.figures[name].select(name="both solved, changed")
+        points = sum(r.data_source.data["x"].size for r in changed)
+        assert points == (1 if name == f"before-after-nodes_generated-again: {config}" else 0), name
 
 
 @pytest.mark.parametrize("args, quoted", [

@@ -54,7 +54,13 @@ def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, 
     old, new = data.sweeps
     result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold,
                      names=(str(old.folder), str(new.folder)))
-    return result, {"old": old.name, "new": new.name, "threshold": f"{threshold:.0%}",
+    figures = {}
+    for before, after in plots.before_after(data, old.name, new.name):
+        for value in ("nodes_generated", "seconds"):
+            fig = plots.scatter(data, after, before, value, name=f"before-after-{value}-{after}",
+                                changed=value == "nodes_generated")
+            figures[fig.name] = fig
+    return result, {"old": old.name, "new": new.name, "threshold": f"{threshold:.0%}", "figures": figures,
                     "configurations": frame_table(result.configurations),
                     "changes": frame_table(result.changes.head(COMPARE_ROWS_SHOWN)),
                     "change_count": len(result.changes)}
@@ -86,6 +92,9 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     data = load(sweeps, baseline)
     figures, scatter_names, has_iterations = build_figures(data)
     comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
+    if compare_ctx:
+        figures.update(compare_ctx["figures"])
+        compare_ctx["figure_names"] = list(compare_ctx.pop("figures"))
     names = ", ".join(s.name for s in sweeps)
     _, table_note = table_items(data)
     context = {"title": f"tilesweep report: {names}", "version": __version__, "baseline": data.baseline,

@@ -85,8 +85,23 @@ def scatter_pairs(data: ReportData, config: str, base: str, value: str) -> pd.Da
     return mine.merge(theirs, on="item", suffixes=("", "_base"))
 
 
-def scatter(data: ReportData, config: str, base: str, value: str):
-    """``value`` of ``config`` against ``base`` per instance, log-log, unsolved on the edge."""
+def before_after(data: ReportData, old: str, new: str) -> list[tuple[str, str]]:
+    """(old label, new label) of every configuration both sweeps ran, in the new sweep's order."""
+    first = data.rows.drop_duplicates("config").set_index("config")
+    keys = [k for k in data.config_keys if k != "sweep"]
+    olds = first[first["sweep"] == old]
+    pairs = []
+    for label, row in first[first["sweep"] == new].iterrows():
+        match = olds[(olds[keys] == row[keys]).all(axis=1)]
+        if not match.empty:
+            pairs.append((match.index[0], label))
+    return pairs
+
+
+def scatter(data: ReportData, config: str, base: str, value: str, name: str | None = None,
+            changed: bool = False):
+    """``value`` of ``config`` against ``base`` per instance, log-log, unsolved on the edge;
+    with ``changed``, the points off the diagonal (a different value) stand out."""
     pairs = scatter_pairs(data, config, base, value)
     pairs, note = _thin(pairs)
     x, y = pairs[f"{value}_base"].to_numpy(float), pairs[value].to_numpy(float)
@@ -99,7 +114,7 @@ def scatter(data: ReportData, config: str, base: str, value: str):
     x = np.where(ok_x, np.maximum(x, lo), edge)
     y = np.where(ok_y, np.maximum(y, lo), edge)
     label = VALUE_LABELS[value]
-    fig = _figure(f"scatter-{value}-{config}", label, f"{base}", f"{config}",
+    fig = _figure(name or f"scatter-{value}-{config}", label, f"{base}", f"{config}",
                   x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
     # The title in lines a 460-pixel figure holds whole, read top down: the value, the
     # configuration, "vs" its baseline, the thinning note. Each Title added "above" sits
@@ -114,7 +129,13 @@ def scatter(data: ReportData, config: str, base: str, value: str):
     both = ok_x & ok_y
     instance = pairs["instance"].to_numpy("int64")
     tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}")]
-    for mask, colour, state in ((both, "#1f77b4", "both solved"), (~both, "#d62728", "not solved by one or both")):
+    differ = (both & (pairs[value].to_numpy(float) != pairs[f"{value}_base"].to_numpy(float)) if changed
+              else np.zeros_like(both))
+    kinds = ((both & ~differ, "#1f77b4", "both solved"), (differ, "#ff7f0e", "both solved, changed"),
+             (~both, "#d62728", "not solved by one or both"))
+    for mask, colour, state in kinds:
+        if not mask.any() and state == "both solved, changed":
+            continue
         source = ColumnDataSource(dict(x=x[mask], y=y[mask], instance=instance[mask],
                                        base_value=pairs[f"{value}_base"].to_numpy(float)[mask],
                                        value=pairs[value].to_numpy(float)[mask]))
