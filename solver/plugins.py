@@ -7,7 +7,8 @@ A plugin is Python source that defines ``HEURISTICS``, a dict from names to func
 search kernels call it for every node they generate, at compiled speed.
 
 This module keeps the plugins of this process by name (:func:`register`, the source
-text in; reading files is the callers' part) and checks a plugin on the board size and
+text in; reading files is the callers' part, installed packages' entry points are read
+here: :func:`load_installed`) and checks a plugin on the board size and
 goal before it runs (:func:`checked`): it must compile for ``int64`` boards, return an
 integer, and give 0 at the goal. A plugin is known by its name and the sha256 of its
 source (:attr:`Plugin.sha256`), which sweeps record.
@@ -22,10 +23,13 @@ instead of the full-board form; :func:`checked` compares the two along a random 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 import types
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import entry_points
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -111,12 +115,43 @@ def names() -> list[str]:
     return sorted(_PLUGINS)
 
 
+ENTRY_POINT_GROUP = "tilesweep.heuristics"
+
+
+@lru_cache(maxsize=1)
+def load_installed() -> tuple[str, ...]:
+    """Register the plugins of installed packages, once: each entry point of the group
+    ``tilesweep.heuristics`` names a module that is a plugin file (``HEURISTICS``, maybe
+    ``INCREMENTAL``). Its source is registered as a file's is, so it travels to workers
+    the same way; a name given by a ``--plugin`` file too keeps the file's."""
+    found, known = [], dict(_PLUGINS)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        module = entry.value.partition(":")[0].strip()
+        try:
+            spec = importlib.util.find_spec(module)
+            origin = spec.origin if spec else None
+            source = Path(origin).read_text() if origin else None
+        except (ImportError, OSError, ValueError, UnicodeDecodeError) as err:
+            raise PluginError(f"installed plugin {entry.name!r} ({ENTRY_POINT_GROUP} entry point {entry.value!r}) "
+                              f"cannot be read: {_first_line(err)}") from None
+        if source is None:
+            raise PluginError(f"installed plugin {entry.name!r}: module {module!r} of its {ENTRY_POINT_GROUP} "
+                              "entry point is not installed; expected a Python module defining HEURISTICS")
+        found += register(source, origin)
+    _PLUGINS.update(known)
+    return tuple(found)
+
+
 def plugin(name: str) -> Plugin:
-    """The plugin called ``name`` (without the ``plugin:`` prefix)."""
+    """The plugin called ``name`` (without the ``plugin:`` prefix): given by a file, else by
+    an installed package (:func:`load_installed`)."""
+    if name not in _PLUGINS:
+        load_installed()
     if name not in _PLUGINS:
         loaded = ", ".join(PREFIX + n for n in names()) or "none"
         raise UnknownNameError(f"heuristic {PREFIX + name!r} is not a loaded plugin (loaded: {loaded}); "
-                               "expected a name from HEURISTICS of a file given with --plugin FILE")
+                               "expected a name from HEURISTICS of a file given with --plugin FILE or of "
+                               f"an installed package's {ENTRY_POINT_GROUP} entry point")
     return _PLUGINS[name]
 
 
