@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -19,16 +19,19 @@ def check_heuristic(
     plugin: PluginOpt = None,
     store: StoreOpt = None,
     worst: Annotated[int, typer.Option("--worst", help="Violations to show, the worst first.")] = 5,
+    sample: Annotated[Optional[int], typer.Option("--sample", parser=typed("count"), help="Check N uniform random boards against optimal costs solved with --reference (15-puzzles: required).")] = None,
+    seed: Annotated[int, typer.Option("--seed", parser=typed("seed"), help="Seed of the --sample boards.")] = 0,
+    reference: Annotated[Optional[str], typer.Option("--reference", help="The admissible heuristic the --sample boards are solved with (default: the strongest built-in, pdb:7-8+reflect on 4x4).")] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Check a heuristic against the exact distance of every board (BFS from the goal):
-    admissible (never above it) and consistent (changes by at most 1 across a move).
-    Exit 1 when it finds a violation.
+    """Check a heuristic against the exact distance of every board (BFS from the goal), or
+    of a sample of boards solved optimally (--sample N): admissible (never above it) and
+    consistent (changes by at most 1 across a move). Exit 1 when it finds a violation.
 
     Example: tilesweep check-heuristic plugin:twice-manhattan --plugin examples/heuristics/manhattan.py
     """
     from tilesweep.commands.solve import load_tables
-    from tilesweep.jobs.check import check_heuristic as check
+    from tilesweep.jobs.check import STRONGEST, check_heuristic as check, check_sample
     from tilesweep.jobs.plugins import load_files
     from tilesweep.solver.errors import InvalidOptionError
     from tilesweep.solver.solve import resolve_goal
@@ -38,7 +41,12 @@ def check_heuristic(
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table or json")
         load_files(plugin or ())
         goal_t = resolve_goal(goal, size)
-        return check(heuristic, size, goal_t, load_tables(heuristic, size, goal_t, store, True), worst)
+        tables = load_tables(heuristic, size, goal_t, store, True)
+        if sample is None:
+            return check(heuristic, size, goal_t, tables, worst)
+        ref = reference or STRONGEST.get(size, "manhattan")
+        return check_sample(heuristic, size, goal_t, tables, sample, seed, ref,
+                            load_tables(ref, size, goal_t, store, True), worst)
 
     result = run_guarded(action)
     if fmt == "json":
@@ -51,7 +59,11 @@ def check_heuristic(
 
 def _print(r) -> None:
     typer.echo(f"heuristic   {r.heuristic}")
-    typer.echo(f"boards      {r.boards:,} (every board of the goal's parity), {r.moves // 2:,} moves between them")
+    if r.reference:
+        typer.echo(f"boards      {r.boards:,} uniform random boards (seed {r.seed}), their optimal costs by IDA* "
+                   f"with {r.reference}; {r.moves:,} moves out of them")
+    else:
+        typer.echo(f"boards      {r.boards:,} (every board of the goal's parity), {r.moves // 2:,} moves between them")
     typer.echo(f"admissible  {'yes' if r.admissible else 'no'}: {r.overestimates:,} boards with h above the "
                "true distance")
     typer.echo(f"consistent  {'yes' if r.consistent else 'no'}: {r.inconsistent_moves:,} moves across which h "

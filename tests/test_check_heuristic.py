@@ -2,14 +2,16 @@
 
 import subprocess
 
+import numpy as np
 import pytest
 
 from program import CLI
 from test_plugins import EXAMPLE
-from tilesweep.jobs.check import check_heuristic, exact_distances
+from tilesweep.jobs.check import check_heuristic, check_sample, exact_distances
 from tilesweep.jobs.plugins import load_files
 from tilesweep.solver import Board, solve
 from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.generators import uniform_instance
 
 GOAL = goal_tiles("blank-last", 3)
 
@@ -50,4 +52,28 @@ def test_a_15_puzzle_is_refused_in_one_line():
     out = subprocess.run([*CLI, "check-heuristic", "manhattan", "--size", "4"], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [
-        "error: size 4: check-heuristic compares with exact distances on the 8-puzzle only; expected --size 3"]
+        "error: size 4: check-heuristic compares with exact distances on the 8-puzzle only; expected --size 3, "
+        "or --sample N boards solved optimally"]
+
+
+def test_a_sample_matches_the_exact_check_on_its_boards(exact):
+    """On the 8-puzzle the sample's distances (IDA* with the reference) are the BFS's."""
+    sample = check_sample("manhattan", 3, GOAL, (), 30, 4, "linear-conflict", ())
+    assert sample.admissible and sample.consistent and sample.boards == 30 and sample.moves >= 60
+    boards, d = exact
+    where = {bytes(b): i for i, b in enumerate(boards)}
+    rng = np.random.default_rng(4)
+    drawn = [uniform_instance(3, GOAL, rng) for _ in range(30)]
+    exact_mean = np.mean([d[where[bytes(np.array(b.tiles, dtype=np.int8))]] for b in drawn])
+    assert sample.mean_distance == pytest.approx(exact_mean)
+
+
+@pytest.mark.slow  # compiles the plugin's kernel and builds pdb:5-5-5 (a 15-puzzle reference)
+def test_twice_manhattan_on_a_15_puzzle_sample_exits_1_naming_boards(tmp_path):
+    out = subprocess.run([*CLI, "check-heuristic", "plugin:twice-manhattan", "--plugin", str(EXAMPLE), "--size", "4",
+                          "--goal", "blank-first", "--sample", "3", "--seed", "1", "--reference", "pdb:5-5-5",
+                          "--store", str(tmp_path)], capture_output=True, text=True, timeout=900)
+    assert out.returncode == 1, out.stderr
+    assert "3 uniform random boards (seed 1), their optimal costs by IDA* with pdb:5-5-5" in out.stdout
+    assert "admissible  no: 3 boards" in out.stdout
+    assert out.stdout.count("overestimate  ") == 3
