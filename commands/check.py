@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict
 from typing import Annotated, Optional
@@ -57,19 +58,21 @@ def check_heuristic(
         raise typer.Exit(1)
 
 
-def _print(r) -> None:
-    typer.echo(f"heuristic   {r.heuristic}")
+def _print(r, err: bool = False) -> None:
+    """Print a check's findings (to stderr with ``err``)."""
+    echo = functools.partial(typer.echo, err=err)
+    echo(f"heuristic   {r.heuristic}")
     if r.reference:
-        typer.echo(f"boards      {r.boards:,} uniform random boards (seed {r.seed}), their optimal costs by IDA* "
-                   f"with {r.reference}; {r.moves:,} moves out of them")
+        echo(f"boards      {r.boards:,} uniform random boards (seed {r.seed}), their optimal costs by IDA* "
+             f"with {r.reference}; {r.moves:,} moves out of them")
     else:
-        typer.echo(f"boards      {r.boards:,} (every board of the goal's parity), {r.moves // 2:,} moves between them")
-    typer.echo(f"admissible  {'yes' if r.admissible else 'no'}: {r.overestimates:,} boards with h above the "
-               "true distance")
-    typer.echo(f"consistent  {'yes' if r.consistent else 'no'}: {r.inconsistent_moves:,} moves across which h "
-               "changes by more than 1")
-    typer.echo(f"mean h      {r.mean_h:.3f} against a mean true distance of {r.mean_distance:.3f}")
+        echo(f"boards      {r.boards:,} (every board of the goal's parity), {r.moves // 2:,} moves between them")
+    echo(f"admissible  {'yes' if r.admissible else 'no'}: {r.overestimates:,} boards with h above the "
+         "true distance")
+    echo(f"consistent  {'yes' if r.consistent else 'no'}: {r.inconsistent_moves:,} moves across which h "
+         "changes by more than 1")
+    echo(f"mean h      {r.mean_h:.3f} against a mean true distance of {r.mean_distance:.3f}")
     for board, h, d in r.worst_overestimates:
-        typer.echo(f"overestimate  {board}  h = {h}, true distance {d}")
+        echo(f"overestimate  {board}  h = {h}, true distance {d}")
     for (a, ha), (b, hb) in r.worst_jumps:
-        typer.echo(f"jump          {a} (h = {ha}) -> {b} (h = {hb})")
+        echo(f"jump          {a} (h = {ha}) -> {b} (h = {hb})")

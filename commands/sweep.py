@@ -71,6 +71,7 @@ def sweep(
     retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
     plugin: PluginOpt = None,
+    check_heuristics: Annotated[bool, typer.Option("--check-heuristics", help="First check each heuristic as tilesweep check-heuristic does (8-puzzle: every board; 15-puzzle: a sample of 10 solved with the strongest built-in); an inadmissible one stops the sweep before any work (exit 1).")] = False,
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
@@ -95,6 +96,8 @@ def sweep(
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         _check_store(spec, run.store)
+        if check_heuristics:
+            _check_heuristics(spec, run.store)
         warming = None
         # a malformed address is bad input, before any work; batch jobs start their own workers
         if not run.batch and scheduler_address(run.scheduler, run.scheduler_file) is None:
@@ -164,6 +167,34 @@ def _warm_builds(store, size, goal, names) -> None:
     # A store that cannot be read is the sweep's to report, in one line, when it opens it.
     except Exception:  # noqa: BLE001
         pass
+
+
+CHECK_SAMPLE = 10  # boards a 15-puzzle heuristic is checked on by sweep --check-heuristics
+
+
+def _check_heuristics(spec, store) -> None:
+    """Check each heuristic of the sweep (:mod:`tilesweep.jobs.check`), print what was found;
+    an overestimate stops the sweep (exit 1). An inconsistent but admissible heuristic (an
+    additive PDB) keeps its optimal costs, so it is reported and runs."""
+    from tilesweep.commands.check import _print
+    from tilesweep.commands.solve import load_tables
+    from tilesweep.jobs.check import STRONGEST, check_heuristic, check_sample
+
+    goal = spec.goal_tuple
+    for name in dict.fromkeys(h for _, h in spec.combos if h != "none"):
+        tables = load_tables(name, spec.size, goal, store, True)
+        if spec.size == 3:
+            found = check_heuristic(name, spec.size, goal, tables)
+        else:
+            ref = STRONGEST.get(spec.size, "manhattan")
+            found = check_sample(name, spec.size, goal, tables, CHECK_SAMPLE, 0, ref,
+                                 load_tables(ref, spec.size, goal, store, True))
+        _print(found, err=True)
+        if not found.admissible:
+            typer.echo(f"error: heuristic {name!r} overestimates the distance of {found.overestimates:,} "
+                       f"of {found.boards:,} boards checked; its costs would not be optimal: the sweep "
+                       "does not start", err=True)
+            raise typer.Exit(1)
 
 
 def _check_store(spec, store) -> None:

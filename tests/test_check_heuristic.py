@@ -77,3 +77,17 @@ def test_twice_manhattan_on_a_15_puzzle_sample_exits_1_naming_boards(tmp_path):
     assert "3 uniform random boards (seed 1), their optimal costs by IDA* with pdb:5-5-5" in out.stdout
     assert "admissible  no: 3 boards" in out.stdout
     assert out.stdout.count("overestimate  ") == 3
+
+
+@pytest.mark.slow  # compiles the plugin's kernel
+def test_a_sweep_checks_its_heuristics_first_and_an_inadmissible_one_stops_it(tmp_path):
+    out = subprocess.run([*CLI, "sweep", "--size", "3", "--count", "4", "--plugin", str(EXAMPLE), "--heuristic",
+                          "manhattan", "--heuristic", "plugin:twice-manhattan", "--check-heuristics", "--workers", "1",
+                          "--out", str(tmp_path / "sweeps"), "--name", "checked"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 1, out.stderr
+    assert "heuristic   manhattan\n" in out.stderr and "admissible  no: 157,176 boards" in out.stderr
+    assert out.stderr.strip().splitlines()[-1] == (
+        "error: heuristic 'plugin:twice-manhattan' overestimates the distance of 157,176 of 181,440 boards "
+        "checked; its costs would not be optimal: the sweep does not start")
+    assert not (tmp_path / "sweeps" / "checked").exists()

@@ -64,7 +64,7 @@ COMBINED = [
     {"--size": ("4", 4), "--cluster": ("pbs", "pbs"), "--max-jobs": ("3", 3)},
 ]
 # how the summary prints; which parts rerun; where the client runs
-NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach"}
+NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach", "--check-heuristics"}
 
 
 class Stopped(Exception):
