@@ -117,3 +117,22 @@ def test_the_spec_holds_the_plugin_name_and_hash(tmp_path):
     edited, _ = build_spec({"out": str(tmp_path), "heuristics": ("plugin:manhattan-plugin", "manhattan"),
                             "plugin_files": (str(changed),), "count": 5})
     assert edited.fingerprint() != spec.fingerprint()
+
+
+@pytest.mark.slow  # compiles the plugin's board kernel
+def test_the_line_conflicts_example_lies_between_manhattan_and_linear_conflict_and_is_admissible():
+    from tilesweep.jobs.check import check_heuristic, exact_distances
+    from tilesweep.solver.board import goal_tiles
+    from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+    from tilesweep.solver.search import heuristic_values
+
+    load_files([EXAMPLE.parent / "line_conflicts.py"])
+    goal = goal_tiles("blank-last", 3)
+    boards, _ = exact_distances(3, goal)
+    h = {name: heuristic_values(boards, 3, kernel_heuristic(parse_heuristic(name, 3, goal), 3, goal))
+         for name in ("manhattan", "plugin:line-conflicts", "linear-conflict")}
+    assert (h["manhattan"] <= h["plugin:line-conflicts"]).all()
+    assert (h["plugin:line-conflicts"] <= h["linear-conflict"]).all()
+    assert (h["manhattan"] < h["plugin:line-conflicts"]).any()
+    found = check_heuristic("plugin:line-conflicts", 3, goal)
+    assert found.admissible and found.consistent
