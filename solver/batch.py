@@ -87,7 +87,8 @@ def _record(i, code, path, cost, gen, exp, h0, nanos, out, moves, used):
         out[1, i] = cost
         while used + cost > moves.shape[0]:
             moves = grow_rows(moves, used)
-        moves[used:used + cost] = path[:cost]
+        for m in range(cost):  # not a slice copy, whose shape check compiles an error message
+            moves[used + m] = path[m]
         used += cost
     out[6, i] = used
     return moves, used

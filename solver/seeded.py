@@ -95,7 +95,8 @@ def _seed_rng(rng, words, index, pool, entropy, state):
     """Seed ``rng`` as ``PCG64(SeedSequence([seed, index]))`` (``words``: the seed's words;
     ``pool``, ``entropy`` and ``state``: scratch arrays of 4, len(words) + 2 and 4)."""
     n = len(words)
-    entropy[:n] = words
+    for i in range(n):  # a loop, not a slice copy: that compiles numba's shape-mismatch error (~3 CPU s)
+        entropy[i] = words[i]
     entropy[n] = U(index) & M32
     n += 1
     if index >> 32 > 0:
@@ -235,7 +236,8 @@ def walk_boards(words, first, count, goal, nbr, steps):
         start += 1
     for k in range(count):
         _seed_rng(rng, words, first + k, pool, entropy, state)
-        out[k, :] = goal
+        for cell in range(n):
+            out[k, cell] = goal[cell]
         blank, last = start, -1
         for _ in range(steps):
             n_options = 0
