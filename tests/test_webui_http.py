@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -480,11 +481,20 @@ def test_eight_concurrent_solves_while_pages_answer(server, korf100):
     print(report)
 
 
+def numba_cache_files() -> dict:
+    """Every numba cache file of the package's kernels, with its modification time: under
+    ``$NUMBA_CACHE_DIR`` if set, else beside the sources."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    files = Path(folder).rglob("*.nb[ic]") if folder else ROOT.glob("*/__pycache__/*.nb[ic]")
+    return {path: path.stat().st_mtime_ns for path in files}
+
+
 @pytest.mark.slow
 def test_closing_a_request_cancels_its_solve(tmp_path):
     """One solver process: a slow A* is cancelled by closing its request; its process is
-    replaced and the next solve runs at once instead of waiting for it. A solver process
-    killed from outside fails only its own request."""
+    replaced and the next solve runs at once instead of waiting for it, loading the kernels
+    from numba's cache rather than compiling them again (no cache file written). A solver
+    process killed from outside fails only its own request."""
     srv = Server(tmp_path / "sweeps", tmp_path / "store", "--solvers", "1")
     try:
         quick = {"tiles": "1 2 3 4 5 6 7 0 8", "algorithm": "astar"}
@@ -496,8 +506,10 @@ def test_closing_a_request_cancels_its_solve(tmp_path):
             sock.sendall(raw_post(srv, slow))
             time.sleep(2)
         wait_for(lambda: any("solve cancelled" in line for line in srv.stderr), what="'solve cancelled' on stderr")
+        cached = numba_cache_files()
         second = solve(srv, **quick)
         assert second["status"] == "solved" and second["worker"] != first["worker"]
+        assert cached and numba_cache_files() == cached  # the new process compiled nothing
         # a solver process killed from outside: its request gets one line, the server goes on
         with ThreadPoolExecutor(1) as pool:
             dying = pool.submit(request, srv, "POST", "/api/solve", json.loads(slow))
