@@ -11,6 +11,7 @@ import naive
 import naive_walking
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import Board, InvalidOptionError, goal_tiles, parse_heuristic, solve
+from tilesweep.solver.batch import solve_boards
 from tilesweep.solver.fsm import DEFAULT_DEPTH, FORBIDDEN, automaton, duplicate_strings, parse_pruning
 from tilesweep.solver.generators import random_walk_instance
 from tilesweep.solver.geometry import neighbours64
@@ -136,13 +137,19 @@ def test_fsm_keeps_costs_on_sampled_8_puzzle_states(goal_name):
                                              ("astar", "manhattan"), ("idastar", "max(pdb:5-3,walking-distance)"),
                                              ("idastar", "walking-distance+id")])
 def test_fsm_keeps_costs_on_all_8_puzzle_states(algorithm, name, tmp_path):
+    """Every board but the goal through the batch path (the kernels of ``solve``, called
+    from one loop: tests/test_batch.py), the goal through ``solve``."""
     goal = goal_tiles("blank-last", 3)
     dist = naive.bfs_distances(goal)
+    states = sorted(s for s in dist if s != goal)
+    heuristic = parse_heuristic(name, 3, goal)
     with open_store(tmp_path) as store:
-        tables = tables_for(parse_heuristic(name, 3, goal), 3, goal, store)
-        for s in sorted(dist):
-            result = solve(Board(s, 3), "blank-last", algorithm, name, tables, prune="fsm")
-            assert result.cost == dist[s], s
+        tables = tables_for(heuristic, 3, goal, store)
+        got = solve_boards(np.array(states, dtype=np.int8), 3, goal, algorithm, heuristic, tables, prune="fsm")
+        assert solve(Board(goal, 3), "blank-last", algorithm, name, tables, prune="fsm").cost == 0
+    assert got.pruning == f"fsm:{DEFAULT_DEPTH[3]}" and len(got.cost) == len(states) == 181_439
+    wrong = [(s, c) for s, c in zip(states, got.cost.to_pylist(), strict=True) if c != dist[s]]
+    assert not wrong, f"{len(wrong)} boards off their true distance, e.g. {wrong[:3]}"
 
 
 def test_fsm_on_korf_instances(korf100):
