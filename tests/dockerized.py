@@ -22,9 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # One tag per checkout: two checkouts on one machine must not run each other's code.
 IMAGE = "tilesweep:test-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
 LOOPBACK = "127.0.0.1"
-# The scheduler's worker TTL in the tests: Dask's default (the compose file's), far above a
-# loaded worker's longest silence.
-WORKER_TTL = 300
+# The scheduler's worker TTL in the tests (the compose file's default is Dask's 300 s): the
+# cut-off test waits it out. Still far above a loaded worker's longest silence: the image
+# holds the compiled kernels and a sweep's plugin prepares tables off the event loop.
+WORKER_TTL = 60
 
 
 def run(argv, timeout=600, check=True, **kwargs) -> subprocess.CompletedProcess:
