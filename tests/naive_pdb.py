@@ -95,3 +95,27 @@ def true_distances(goal) -> tuple[np.ndarray, np.ndarray]:
                 queue.append(nxt)
     states = np.array(list(dist.keys()), dtype=np.int8)
     return states, np.fromiter(dist.values(), dtype=np.int64, count=len(dist))
+
+
+def database_h(size: int, goal, groups, tables, reflect: bool):
+    """h(tiles, goal) of one pattern database: the sum of its groups' ``tables`` entries, by
+    plain ranking; with ``reflect`` the larger of it and the same sum on the board mirrored
+    about the main diagonal (tile t on cell c becomes the tile whose goal cell mirrors t's,
+    on the mirror of c)."""
+    n = size * size
+
+    def mirror(c):
+        return (c % size) * size + c // size
+
+    relabel = {t: goal[mirror(goal.index(t))] for t in range(n)}
+
+    def pdb_sum(where):
+        return sum(int(table[naive_rank(tuple(where[t] for t in group), n)]) for group, table in zip(groups, tables))
+
+    def h(tiles, _goal):
+        where = {t: c for c, t in enumerate(tiles)}
+        value = pdb_sum(where)
+        if reflect:
+            value = max(value, pdb_sum({relabel[t]: mirror(c) for t, c in where.items()}))
+        return value
+    return h

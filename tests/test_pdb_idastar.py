@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import naive
-from naive_pdb import naive_rank, naive_table
+from naive_pdb import database_h, naive_table
 from naive_walking import walking_distance_by_table
 from test_splitsearch import check_split
 from tilesweep.pdb_store import open_store, tables_for
@@ -29,27 +29,8 @@ def store(tmp_path_factory):
 
 
 def naive_pdb_h(size, goal, groups, reflect):
-    """h(tiles, goal): the sum of the groups' naive tables; with ``reflect`` the larger of it
-    and the same sum on the board mirrored about the main diagonal (tile t on cell c
-    becomes the tile whose goal cell mirrors t's, on the mirror of c)."""
-    n = size * size
-    tables = [naive_table(size, goal, group) for group in groups]
-
-    def mirror(c):
-        return (c % size) * size + c // size
-
-    relabel = {t: goal[mirror(goal.index(t))] for t in range(n)}
-
-    def pdb_sum(where):
-        return sum(int(table[naive_rank(tuple(where[t] for t in group), n)]) for group, table in zip(groups, tables))
-
-    def h(tiles, _goal):
-        where = {t: c for c, t in enumerate(tiles)}
-        value = pdb_sum(where)
-        if reflect:
-            value = max(value, pdb_sum({relabel[t]: mirror(c) for t, c in where.items()}))
-        return value
-    return h
+    """h(tiles, goal): :func:`naive_pdb.database_h` over the groups' naive tables."""
+    return database_h(size, goal, groups, [naive_table(size, goal, group) for group in groups], reflect)
 
 
 def check_counts(board, goal, name, h, tables):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import naive
-from naive_pdb import naive_rank, naive_table
+from naive_pdb import database_h, naive_table
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import goal_tiles, parse_heuristic, solve
 from tilesweep.solver.errors import InvalidOptionError
@@ -21,28 +21,6 @@ from tilesweep.solver.generators import random_walk_instance, uniform_instance
 def store(tmp_path_factory):
     with open_store(tmp_path_factory.mktemp("pdb")) as opened:
         yield opened
-
-
-def database_h(size, goal, groups, tables, reflect):
-    """h(tiles, goal) of one database: the sum of its groups' entries, by plain ranking;
-    with ``reflect`` the larger of it and the sum on the board mirrored about the diagonal."""
-    n = size * size
-
-    def mirror(c):
-        return (c % size) * size + c // size
-
-    relabel = {t: goal[mirror(goal.index(t))] for t in range(n)}
-
-    def pdb_sum(where):
-        return sum(int(table[naive_rank(tuple(where[t] for t in group), n)]) for group, table in zip(groups, tables))
-
-    def h(tiles, _goal):
-        where = {t: c for c, t in enumerate(tiles)}
-        value = pdb_sum(where)
-        if reflect:
-            value = max(value, pdb_sum({relabel[t]: mirror(c) for t, c in where.items()}))
-        return value
-    return h
 
 
 def parts_h(names, size, goal, table_of):
