@@ -157,7 +157,7 @@ def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: 
     """``table`` with each of its :func:`stopped_rows` solved again by parallel IDA* on
     ``client``'s workers (default split depth), the row exactly as the task would have made
     it without a node budget (counts and moves: the split search stops where serial IDA*
-    does), but for ``seconds`` (the stopped attempt's and the parallel search's) and
+    does), but for ``seconds`` and ``cpu_seconds`` (the stopped attempt's and the parallel search's) and
     ``worker`` (``parallel:N@`` this process). ``on_row(index, heuristic)`` is told of each."""
     positions = stopped_rows(job, table)
     if not positions:
@@ -173,10 +173,11 @@ def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: 
         (index, tiles), (algorithm, heuristic) = instances[i // len(job.combos)], job.combos[i % len(job.combos)]
         if on_row is not None:
             on_row(index, heuristic)
-        spent = rows[i]["seconds"] or 0.0
+        spent, spent_cpu = rows[i]["seconds"] or 0.0, rows[i]["cpu_seconds"] or 0.0
         left = None if job.time_limit is None else max(1e-3, job.time_limit - spent)
         row = solve_one(replace(job, parallel_above=None, time_limit=left), index, tiles, algorithm, heuristic,
                         lambda name: tables[name], frozenset(), split=runner)
-        rows[i] = normalise_row(row) | {"seconds": spent + (row.get("seconds") or 0.0), "worker": label,
-                                        "time_limit": job.time_limit}
+        rows[i] = normalise_row(row) | {"seconds": spent + (row.get("seconds") or 0.0),
+                                        "cpu_seconds": spent_cpu + (row.get("cpu_seconds") or 0.0),
+                                        "worker": label, "time_limit": job.time_limit}
     return rows_to_table(rows)

@@ -75,7 +75,7 @@ def _print_solution(result, board, goal, trace: bool) -> None:
         typer.echo(f"cost       {result.cost}")
     for label, value in (("generated", f"{result.nodes_generated:,}"), ("expanded", f"{result.nodes_expanded:,}"),
                          ("ebf", "-" if result.ebf is None else f"{result.ebf:.4f}"), ("h0", result.h0),
-                         ("seconds", f"{result.seconds:.6f}")):
+                         ("seconds", f"{result.seconds:.6f} wall, {result.cpu_seconds:.6f} CPU")):
         typer.echo(f"{label:<10} {value}")
     if result.max_depth is not None:
         typer.echo(f"max depth  {result.max_depth}")

@@ -8,7 +8,9 @@ otherwise): it reads the same in pandas, pyarrow, DuckDB (``json_extract``) and 
 limits the row ran under (null: none). ``pruning`` is how the search pruned duplicate
 paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`).
 ``heuristic_version`` is the sha256 of a plugin heuristic's source (of each plugin of a
-``max``, joined by ``+``), null for the built-in heuristics.
+``max``, joined by ``+``), null for the built-in heuristics. ``seconds`` is a solve's wall
+time, ``cpu_seconds`` the CPU time of the thread that solved it (null in parts written
+before the column: unknown, never 0).
 
 Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
 format that has it). A part written before a column existed still reads: the column
@@ -52,15 +54,17 @@ RESULT_SCHEMA = pa.schema([
     ("max_memory", pa.int64()),
     ("pruning", pa.string()),
     ("heuristic_version", pa.string()),
+    ("cpu_seconds", pa.float64()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
 # re-run sweep matches its first run on every other column. ``max_memory`` is there
 # because without --max-memory it is derived from the free memory of the worker.
-TIMING_COLUMNS = ("seconds", "worker", "max_memory")
+TIMING_COLUMNS = ("seconds", "worker", "max_memory", "cpu_seconds")
 ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # tilesweep 0.3
                  "pruning",  # tilesweep 0.4
-                 "heuristic_version")
+                 "heuristic_version",
+                 "cpu_seconds")
 # What an added column means in a part written before it: rows before ``pruning`` all
 # used parent pruning; the other columns are unknown (null).
 ADDED_DEFAULTS = {"pruning": "parent"}

@@ -30,7 +30,7 @@ from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
 from .idastar import _idastar_tiles_in, successor_lists, tile_deltas, tiles_workspace
 from .jit import inline_kernel, kernel
-from .limits import UNLIMITED, make_limits, monotonic_ns
+from .limits import UNLIMITED, make_limits, monotonic_ns, thread_cpu_ns
 from .search import (
     _WARM,
     _moves_text,
@@ -78,11 +78,11 @@ def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.nd
 
 
 @inline_kernel
-def _record(i, code, path, cost, gen, exp, h0, nanos, out, moves, used):
+def _record(i, code, path, cost, gen, exp, h0, nanos, cpu_nanos, out, moves, used):
     """Store board ``i``'s figures in ``out`` (int64 rows: code, cost, generated, expanded,
-    h0, nanoseconds, end of its path in ``moves``); append a solved path to
-    ``moves`` (grown as needed); return (moves, used)."""
-    out[0, i], out[2, i], out[3, i], out[4, i], out[5, i] = code, gen, exp, h0, nanos
+    h0, wall nanoseconds, end of its path in ``moves``, thread CPU nanoseconds); append a
+    solved path to ``moves`` (grown as needed); return (moves, used)."""
+    out[0, i], out[2, i], out[3, i], out[4, i], out[5, i], out[7, i] = code, gen, exp, h0, nanos, cpu_nanos
     if code == SOLVED:
         out[1, i] = cost
         while used + cost > moves.shape[0]:
@@ -109,21 +109,23 @@ def _astar_boards(boards, size, goal_key, nbr8, H, hmode, lists, delta, hcols, l
 
     Returns
     -------
-    out : int64[7, k]     per board: code, cost (0 unless solved), nodes generated and
-                          expanded, h0, monotonic nanoseconds of its search, and where its
-                          path ends in ``moves`` (it starts where the previous one ends)
+    out : int64[8, k]     per board: code, cost (0 unless solved), nodes generated and
+                          expanded, h0, monotonic nanoseconds of its search, where its
+                          path ends in ``moves`` (it starts where the previous one ends),
+                          and the thread CPU nanoseconds of its search
     ebf : float64[k]      unrounded effective branching factor (NaN: unsolved or cost 0)
     max_depth : int64[k]  as ``_astar`` returns it
     moves : int8[total]   the solved boards' paths, one after another
     """
     k = boards.shape[0]
-    out, ebf, depths = np.zeros((7, k), dtype=np.int64), np.empty(k), np.zeros(k, dtype=np.int64)
+    out, ebf, depths = np.zeros((8, k), dtype=np.int64), np.empty(k), np.zeros(k, dtype=np.int64)
     moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
     for i in range(k):
-        start = monotonic_ns()
+        start, cpu_start = monotonic_ns(), thread_cpu_ns()
         code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, hmode, lists,
                                                            delta, hcols, limits)
-        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
+        cpu = thread_cpu_ns() - cpu_start
+        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, cpu, out, moves, used)
         ebf[i] = _ebf(out, i)
     return out, ebf, depths, moves[:used]
 
@@ -141,7 +143,7 @@ def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm,
     iter_ends : int64[k]  where each board's iterations end in them
     """
     k = boards.shape[0]
-    out, ebf = np.zeros((7, k), dtype=np.int64), np.empty(k)
+    out, ebf = np.zeros((8, k), dtype=np.int64), np.empty(k)
     moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
     all_bounds, all_nodes = np.zeros(8 * k + 1, dtype=np.int64), np.zeros(8 * k + 1, dtype=np.int64)
     iter_ends, n_used = np.zeros(k, dtype=np.int64), 0
@@ -149,10 +151,11 @@ def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm,
     # an 8-puzzle's search seconds
     lists, delta, work = successor_lists(nbr8), tile_deltas(nbr8, tile_cost), tiles_workspace()
     for i in range(k):
-        start = monotonic_ns()
+        start, cpu_start = monotonic_ns(), thread_cpu_ns()
         code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = _idastar_tiles_in(
             boards[i], goal_pos, lists, delta, tile_cost, scale, limits, fsm, use_fsm, work)
-        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, out, moves, used)
+        cpu = thread_cpu_ns() - cpu_start
+        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, cpu, out, moves, used)
         ebf[i] = _ebf(out, i)
         while n_used + n_iter > all_bounds.shape[0]:
             all_bounds, all_nodes = grow_rows(all_bounds, n_used), grow_rows(all_nodes, n_used)
@@ -179,6 +182,7 @@ class Columns:
     seconds: pa.Array
     iterations: pa.Array  # JSON text (IDA*) or null
     max_depth: pa.Array
+    cpu_seconds: pa.Array
     heuristic: str
     max_nodes: int | None
     time_limit: float | None
@@ -188,7 +192,8 @@ class Columns:
 
 FIGURES = {"status": pa.string(), "status_reason": pa.string(), "cost": pa.int64(), "moves": pa.string(),
            "nodes_generated": pa.int64(), "nodes_expanded": pa.int64(), "ebf": pa.float64(), "h0": pa.int64(),
-           "seconds": pa.float64(), "iterations": pa.string(), "max_depth": pa.int64()}
+           "seconds": pa.float64(), "iterations": pa.string(), "max_depth": pa.int64(),
+           "cpu_seconds": pa.float64()}
 _CODES = np.array(sorted(OUTCOMES))
 _STATUS = pa.array([OUTCOMES[c][0] for c in _CODES], pa.string())
 _REASON = pa.array([OUTCOMES[c][1] for c in _CODES], pa.string())
@@ -315,12 +320,11 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     if name not in _WARM:  # compile (or load) the kernel outside the clock, as search does
         call(near_goal(goal, size))
         _WARM.add(name)
-    clock = time.perf_counter
     iterations = [np.zeros((2, 0), dtype=np.int64)]  # IDA*: (bounds, nodes) of each board
     for tiles in boards:
-        start = clock()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         out = call(tiles)
-        seconds = clock() - start
+        cpu_seconds, seconds = time.thread_time() - cpu_start, time.perf_counter() - start
         if idastar:
             code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = out
             iterations.append(np.stack([bounds[:n_iter], iter_nodes[:n_iter]]))
@@ -337,6 +341,7 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
         cols.nodes_expanded.append(int(exp))
         cols.h0.append(int(h0))
         cols.seconds.append(seconds)
+        cols.cpu_seconds.append(cpu_seconds)
         cols.cost.append(int(cost) if solved else None)
         cols.moves.append(_moves_text(path, int(cost)) if solved else None)
         cols.ebf.append(effective_branching_factor(int(gen), int(cost)) if solved else None)
@@ -371,7 +376,7 @@ def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size)
         out, ebf, moves, bounds, iter_nodes, iter_ends = kernel(boards, *args)
         cols.max_depth = pa.nulls(k, pa.int64())
         cols.iterations = _iterations_column(np.stack([bounds, iter_nodes]), iter_ends)
-    codes, costs, gen, exp, h0, nanos, ends = out
+    codes, costs, gen, exp, h0, nanos, ends, cpu_nanos = out
     solved = codes == SOLVED
     outcome = pa.array(np.searchsorted(_CODES, codes))
     cols.status, cols.status_reason = _STATUS.take(outcome), _REASON.take(outcome)
@@ -379,5 +384,5 @@ def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size)
     cols.moves = text_array(_LETTERS[moves], ends, solved)
     cols.nodes_generated, cols.nodes_expanded, cols.h0 = pa.array(gen), pa.array(exp), pa.array(h0)
     cols.ebf = pa.array(round_digits(ebf), pa.float64(), mask=np.isnan(ebf))  # NaN: unsolved or cost 0
-    cols.seconds = pa.array(nanos * 1e-9)
+    cols.seconds, cols.cpu_seconds = pa.array(nanos * 1e-9), pa.array(cpu_nanos * 1e-9)
     return cols

@@ -28,27 +28,37 @@ CHECK_EVERY = 1 << 16
 # node costs far less than 1 us with every heuristic, so a timeout overshoots by less than
 # its own limit, and a clock read (~80 ns) every 100+ nodes costs a few per cent at most.
 SLOWEST_NODE_NS = 1000
-_CLOCK_MONOTONIC = 1  # Linux; the same clock as Python's time.monotonic_ns()
+# Linux clock ids: the same clocks as Python's time.monotonic_ns() and time.thread_time_ns()
+CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID = 1, 3
 
 
-@intrinsic
-def monotonic_ns(typingctx):
-    """``clock_gettime(CLOCK_MONOTONIC)`` in nanoseconds, callable from nopython code.
-
-    Emitted as a direct call to libc (no Python object, no ctypes pointer), so kernels
-    that use it still compile with ``cache=True``.
-    """
+def _clock_codegen(clock_id: int):
+    """Code reading ``clock_gettime(clock_id)`` in nanoseconds: a direct call to libc (no
+    Python object, no ctypes pointer), so kernels that use it still compile with ``cache=True``."""
     def codegen(context, builder, signature, args):
         i32, i64 = ir.IntType(32), ir.IntType(64)
         timespec = ir.LiteralStructType([i64, i64])
         fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
         ts = cgutils.alloca_once(builder, timespec)
-        builder.call(fn, [ir.Constant(i32, _CLOCK_MONOTONIC), ts])
+        builder.call(fn, [ir.Constant(i32, clock_id), ts])
         sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
         nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
         return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
-    return types.int64(), codegen
+    return codegen
+
+
+@intrinsic
+def monotonic_ns(typingctx):
+    """``clock_gettime(CLOCK_MONOTONIC)`` in nanoseconds (wall time), callable from nopython code."""
+    return types.int64(), _clock_codegen(CLOCK_MONOTONIC)
+
+
+@intrinsic
+def thread_cpu_ns(typingctx):
+    """``clock_gettime(CLOCK_THREAD_CPUTIME_ID)`` in nanoseconds, callable from nopython code:
+    the CPU time of the calling thread, which a busy machine's other processes do not add to."""
+    return types.int64(), _clock_codegen(CLOCK_THREAD_CPUTIME_ID)
 
 
 def make_limits(max_nodes: int = UNLIMITED, time_limit: float | None = None,

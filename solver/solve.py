@@ -56,6 +56,7 @@ class SolveResult:
     time_limit: float | None = None
     max_memory: int | None = None
     pruning: str = "parent"
+    cpu_seconds: float = 0.0
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
@@ -130,7 +131,9 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     Unsolvable boards are detected by parity and returned with
     ``status="unsolvable"`` without any search. ``tables`` are the pattern databases
     of a ``pdb:`` heuristic, one per group in order (see :mod:`pdb_store`).
-    ``seconds`` covers the search only: kernels are compiled before the clock starts.
+    ``seconds`` (wall) and ``cpu_seconds`` (the solving thread's CPU time; for a split
+    search, its own and its chunks' summed) cover the search only: kernels are compiled
+    before the clocks start.
     The limits (statuses in :mod:`solver.status`): ``max_nodes`` generated,
     ``time_limit`` seconds, and ``max_memory`` bytes for the boards A*, BFS and DFS store.
     ``prune`` is ``parent`` (never undo the last move) or ``fsm[:DEPTH]`` (an automaton

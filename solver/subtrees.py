@@ -13,6 +13,7 @@ the bound, and the first root whose subtree holds a goal within the bound, with 
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -170,6 +171,7 @@ class ChunkResult(NamedTuple):
     next_bound: int      # least f above the bound met (NO_BOUND: none)
     ids: np.ndarray      # the chunk's roots (frontier indices) ...
     sizes: np.ndarray    # ... and the nodes generated below each (0: not searched)
+    cpu_seconds: float = 0.0  # CPU time of the thread that searched it
 
 
 def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
@@ -192,11 +194,13 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
                              limits, fsm, automaton is not None)
 
     def search(chunk: Chunk, bound: int, stop_at_goal: bool, limits: np.ndarray) -> ChunkResult:
+        cpu_start = time.thread_time()
         status, solved, path, cost, generated, expanded, next_bound, sizes = kernel_call(
             chunk, bound, stop_at_goal, limits)
+        cpu = time.thread_time() - cpu_start
         moves = _moves_text(path, int(cost)) if solved >= 0 else ""
         return ChunkResult(int(status), int(chunk.ids[solved]) if solved >= 0 else -1, moves, int(generated),
-                           int(expanded), int(next_bound), chunk.ids, sizes)
+                           int(expanded), int(next_bound), chunk.ids, sizes, cpu)
 
     return search
 

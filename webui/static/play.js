@@ -285,7 +285,8 @@ class SolveCard {
     Object.assign(this.node.dataset, {cost: r.cost ?? "", generated: r.nodes_generated});
     const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
                   ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
-                  ["h0", fmtInt(r.h0), "h0"], ["search time", fmtSeconds(r.seconds), "seconds"]];
+                  ["h0", fmtInt(r.h0), "h0"], ["search CPU time", fmtSeconds(r.cpu_seconds), "cpu-seconds"],
+                  ["search wall time", fmtSeconds(r.seconds), "seconds"]];
     if (r.max_depth !== null && r.max_depth !== undefined) rows.push(["max depth", fmtInt(r.max_depth), "max-depth"]);
     this.body.append(el("table", {class: "figures"},
       rows.map(([label, value, key]) => el("tr", {}, el("th", {}, label), el("td", {class: `r-${key}`}, value)))));

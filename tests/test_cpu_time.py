@@ -1,0 +1,85 @@
+"""``cpu_seconds``: the CPU time of the thread that solved a row, beside the wall-clock
+``seconds``, on every path that produces a solve's time."""
+
+import time
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from tilesweep.jobs.parts import write_part
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.schema import COLUMNS
+from tilesweep.jobs.spec import build_spec
+from tilesweep.jobs.sweep import prepare, run_local
+from tilesweep.solver import Board, solve
+from tilesweep.solver.batch import solve_boards
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.splitsearch import local_runner
+
+# The clocks are read at slightly different instants; CPU time never runs faster than wall time.
+SLACK = 50e-6
+HARD_8 = (8, 6, 7, 2, 5, 4, 3, 0, 1)  # 31 moves: one of the two hardest 8-puzzles
+BOARDS = np.array([HARD_8, (6, 4, 7, 8, 5, 0, 3, 2, 1), (1, 2, 3, 4, 5, 6, 0, 7, 8)], dtype=np.int8)
+
+
+def thread_cpu(call):
+    """``call()``'s result and the CPU time this thread spent in it."""
+    start = time.thread_time()
+    out = call()
+    return out, time.thread_time() - start
+
+
+@pytest.mark.parametrize("algorithm", ["astar", "idastar", "bfs", "dfs"])
+def test_a_solve_records_its_threads_cpu_time(algorithm):
+    solve(Board(HARD_8, 3), "blank-last", algorithm, "manhattan")  # compiled outside what is measured
+    result, spent = thread_cpu(lambda: solve(Board(HARD_8, 3), "blank-last", algorithm, "manhattan"))
+    assert result.status == "solved"
+    assert 0 < result.cpu_seconds <= result.seconds + SLACK
+    assert result.cpu_seconds <= spent + SLACK
+    assert result.to_dict()["cpu_seconds"] == result.cpu_seconds
+
+
+@pytest.mark.parametrize(("algorithm", "heuristic"), [
+    ("astar", "manhattan"),            # the packed A* batch kernel
+    ("idastar", "manhattan"),          # the per-tile IDA* batch kernel
+    ("idastar", "walking-distance"),   # a kernel called board by board
+    ("bfs", "manhattan"),
+])
+def test_every_batch_path_records_cpu_time(algorithm, heuristic):
+    goal = goal_tiles("blank-last", 3)
+    spec = parse_heuristic(heuristic, 3, goal)
+    cols, spent = thread_cpu(lambda: solve_boards(BOARDS, 3, goal, algorithm, spec))
+    cpu, wall = np.array(cols.cpu_seconds.to_pylist()), np.array(cols.seconds.to_pylist())
+    assert cols.status.to_pylist() == ["solved"] * 3
+    assert (cpu > 0).all() and (cpu <= wall + SLACK).all()
+    assert cpu.sum() <= spent + SLACK
+
+
+def test_a_split_search_counts_each_cpu_second_once(korf100):
+    """Run in this thread, the split search's CPU time (its own work plus every chunk's)
+    cannot exceed what the thread spent: a chunk's time is not counted twice."""
+    board = Board(korf100[79], 4)
+    solve(board, "blank-first", split=local_runner(6, 2))
+    result, spent = thread_cpu(lambda: solve(board, "blank-first", split=local_runner(6, 2)))
+    assert result.nodes_generated == 540_860  # Korf's count, unchanged by the clocks
+    assert 0 < result.cpu_seconds <= spent + SLACK
+    assert result.cpu_seconds <= result.seconds + SLACK
+    assert result.cpu_seconds > 0.5 * spent  # and the chunks' time is counted
+
+
+def test_sweep_rows_carry_cpu_seconds_and_an_old_part_reads_as_unknown(tmp_path):
+    spec, _ = build_spec(dict(size=3, count=4, seed=2, out=str(tmp_path), name="cpu", chunk_size=2,
+                              algorithms=("idastar", "astar")))
+    run_local(prepare(spec))
+    rows = load_results(spec.folder)
+    solved = rows[rows["status"] == "solved"]
+    assert len(solved) == 8 and (solved["cpu_seconds"] > 0).all()
+    assert (solved["cpu_seconds"] <= solved["seconds"] + SLACK).all()
+    part = sorted((spec.folder / "results").glob("part-*.parquet"))[0]
+    old = pq.read_table(part).select(list(COLUMNS[:COLUMNS.index("cpu_seconds")]))
+    write_part(spec, int(part.stem.split("-")[1]), old)  # as tilesweep wrote it before the column
+    rows = load_results(spec.folder)
+    assert rows["cpu_seconds"].isna().sum() == 4 and rows["cpu_seconds"].notna().sum() == 4
+    assert prepare(spec).pending == []  # the old part still counts as finished
