@@ -3,12 +3,15 @@
 The repository's folders install as one package, ``tilesweep``::
 
     import tilesweep
-    result = tilesweep.solve(tilesweep.Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "astar", "manhattan")
+    result = tilesweep.solve_board("8 6 7 2 5 4 3 0 1", algorithm="astar", heuristic="manhattan")
+    sweep = tilesweep.define_sweep(size=3, count=100, heuristics=["manhattan", "linear-conflict"])
+    summary = sweep.run(workers=2)
 
 ``tilesweep.solver`` (boards, heuristics, search), ``tilesweep.pdb_store`` (pattern
 databases), ``tilesweep.jobs`` (sweeps and their results) and ``tilesweep.cluster`` (Dask)
-are its parts; the names below are the ones a notebook or script needs first. They load on
-first use, so ``tilesweep --help`` does not pay for numba.
+are its parts; ``tilesweep.api`` (``docs/python-api.md``) runs sweeps and solves from Python. The
+names below are the ones a notebook or script needs first. They load on first use, so
+``tilesweep --help`` does not pay for numba.
 """
 
 from importlib import import_module
@@ -21,6 +24,8 @@ _PUBLIC = {
     "goal_tiles": "tilesweep.solver", "is_solvable": "tilesweep.solver",
     "TilesweepError": "tilesweep.solver", "open_store": "tilesweep.pdb_store",
     "load_results": "tilesweep.jobs.results", "summarize": "tilesweep.jobs.summary",
+    "define_sweep": "tilesweep.api", "open_sweep": "tilesweep.api", "Sweep": "tilesweep.api",
+    "solve_board": "tilesweep.api",
 }
 
 __all__ = ["__version__", *_PUBLIC]

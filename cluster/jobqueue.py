@@ -74,6 +74,16 @@ def job_options(kind: str, options: dict, logs: Path | None) -> dict:
     return out
 
 
+def batch_options(spec, run) -> dict | None:
+    """The keyword arguments of :func:`job_cluster` for a sweep whose workers are batch jobs
+    (``run``: its :class:`~tilesweep.jobs.spec.RunOptions`), their logs in the sweep's
+    ``jobs/`` folder; None for other clusters."""
+    if not run.batch:
+        return None
+    return dict(kind=run.cluster, options=run.cluster_options, jobs=run.jobs, max_jobs=run.max_jobs,
+                logs=spec.folder / "jobs")
+
+
 @contextmanager
 def job_cluster(kind: str, options, jobs: int | None, max_jobs: int | None, logs: Path | None = None):
     """Yield a started dask-jobqueue cluster of ``kind`` (``options``: ``KEY=VALUE`` texts) scaled to ``jobs`` (fixed) or adaptive

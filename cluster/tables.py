@@ -30,6 +30,14 @@ def resolve(store: str | None) -> str:
     return str(resolve_store(store))
 
 
+def check_store(spec, store: str | None) -> None:
+    """A sweep's store folder must exist or be creatable when it reads pattern databases
+    (writing is needed only to build)."""
+    if pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple):
+        from tilesweep.jobs.parts import check_folder
+        check_folder(resolve_store(store), "--store", write=False)
+
+
 def open_tables(store: str, heuristics, size: int, goal: tuple[int, ...], build: bool = False,
                 on_layer=None):
     """(open store, {heuristic name: tables}) for the ``pdb:`` names among ``heuristics``."""

@@ -32,6 +32,14 @@ POLL_SECONDS = 1.0
 CLOSE_SECONDS = 20.0
 
 
+def worker_wait(run) -> float:
+    """Seconds a sweep run with ``run`` (its :class:`~tilesweep.jobs.spec.RunOptions`)
+    waits while the scheduler has no worker: its ``worker_wait``, else the default for its kind."""
+    if run.worker_wait is not None:
+        return run.worker_wait
+    return BATCH_WORKER_WAIT_SECONDS if run.batch else WORKER_WAIT_SECONDS
+
+
 class NoWorkersError(ClusterError):
     """The scheduler had no worker for longer than the sweep would wait."""
 

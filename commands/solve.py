@@ -28,29 +28,18 @@ from tilesweep.solver.options import check_split_depth
 PARALLEL_ONLY = ("scheduler", "workers", "split-depth", "complete-last-iteration")
 
 
-def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bool) -> tuple:
-    """Pattern databases a ``pdb:`` heuristic needs, built on first use unless ``build`` is off."""
-    from tilesweep.solver.heuristics import parse_heuristic
-    spec = parse_heuristic(heuristic, size, goal)
-    if not spec.is_pdb:
-        return ()
-    from tilesweep.pdb_store import open_store, tables_for
-
+def announce_build(size: int):
+    """A line on stderr for each pattern database built on first use."""
     def announce(group):
         typer.echo(f"building pattern database for tiles {','.join(map(str, group))} "
                    f"(size {size}); it is stored for later runs", err=True)
+    return announce
 
-    return tables_for(spec, size, goal, open_store(store), build=build, on_build=announce)
 
-
-def load_automaton(prune: str, size: int, store: Optional[str]) -> None:
-    """For ``--prune fsm``: read the pruning automaton from the store (built into it on first
-    use), so this process does not search the duplicate strings itself."""
-    from tilesweep.solver.fsm import parse_pruning
-    pruning = parse_pruning(prune, size)
-    if pruning.kind == "fsm":
-        from tilesweep.pdb_store import open_store
-        open_store(store).automaton(size, pruning.depth)
+def load_tables(heuristic: str, size: int, goal, store: Optional[str], build: bool) -> tuple:
+    """Pattern databases a ``pdb:`` heuristic needs, built on first use (announced) unless ``build`` is off."""
+    from tilesweep.api import load_tables as tables
+    return tables(heuristic, size, goal, store, build, announce_build(size))
 
 
 def _limits(result) -> str:
@@ -118,11 +107,11 @@ def solve(
 
     Parallel IDA*: tilesweep solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first --parallel
     """
-    from tilesweep.cluster.memory import default_budget
-    from tilesweep.solver import Board, solve as solve_board
+    from tilesweep.solver import Board, solve as solve_search
     from tilesweep.solver.solve import check_algorithm, resolve_goal
 
     def action():
+        from tilesweep.api import load_automaton, solve_board
         from tilesweep.jobs.plugins import load_files
         load_files(plugin or ())
         board = Board.parse(tiles, size)
@@ -132,17 +121,15 @@ def solve(
                                                                complete_last_iteration or None)) if value is not None]
         if given and not parallel:
             raise InvalidOptionError(f"--{given[0]} applies only to --parallel; add --parallel or drop it")
-        tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
-        load_automaton(prune, board.size, store)
-        memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
         if parallel:
+            tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
+            load_automaton(prune, board.size, store)
             return board, goal_t, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes,
                                                   time_limit, prune)
-        result = solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune)
-        if result.status_reason == "heuristic":
-            raise InvalidOptionError(f"heuristic {heuristic!r} returned a negative h on a board of this search; "
-                                     "expected h >= 0")
-        return board, goal_t, result
+        return board, goal_t, solve_board(board, goal=goal_t, algorithm=algorithm, heuristic=heuristic,
+                                          store=store, build=not no_build, max_nodes=max_nodes,
+                                          time_limit=time_limit, max_memory=max_memory, prune=prune,
+                                          on_build=announce_build(board.size))
 
     def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
         from tilesweep.cluster.connect import connect, scheduler_address
@@ -153,8 +140,8 @@ def solve(
         scheduler_address(scheduler)  # a malformed address is bad input, before any work
         with connect(scheduler, workers) as client:
             runner = dask_runner(client, store, depth, complete_last_iteration)
-            return solve_board(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
-                               split=runner)
+            return solve_search(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
+                                split=runner)
 
     board, goal_t, result = run_guarded(action)
     if as_json:

@@ -92,10 +92,11 @@ def sweep(
 
     def setup():
         from tilesweep.cluster.connect import check_workers, scheduler_address
+        from tilesweep.cluster.tables import check_store
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
-        _check_store(spec, run.store)
+        check_store(spec, run.store)
         if check_heuristics:
             _check_heuristics(spec, run.store)
         warming = None
@@ -197,29 +198,20 @@ def _check_heuristics(spec, store) -> None:
             raise typer.Exit(1)
 
 
-def _check_store(spec, store) -> None:
-    """A sweep's store folder must exist or be creatable (writing is needed only to build)."""
-    from tilesweep.cluster.tables import pdb_heuristics
-    if pdb_heuristics([h for _, h in spec.combos], spec.size, spec.goal_tuple):
-        from tilesweep.jobs.parts import check_folder
-        from tilesweep.pdb_store.paths import resolve_store
-        check_folder(resolve_store(store), "--store", write=False)
-
-
 def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None = None) -> None:
     """Run the pending chunks (Ctrl-C keeps the finished parts: :func:`sweep` prints the
     resume command); if the scheduler goes away, wait for it (``$TILESWEEP_RECONNECT_SECONDS``) and go on;
     if it has no worker for ``--worker-wait`` seconds, stop with the resume command."""
     from tilesweep.cluster.connect import connect, dashboard_link, reconnect_seconds, wait_for_scheduler
     from tilesweep.cluster.forkwarm import follow
+    from tilesweep.cluster.jobqueue import batch_options
     from tilesweep.cluster.parallel import solve_stopped_rows
     from tilesweep.cluster.plugin import VersionMismatchError
     from tilesweep.cluster.run import SchedulerLostError, run_plan
-    from tilesweep.cluster.watch import BATCH_WORKER_WAIT_SECONDS, WORKER_WAIT_SECONDS, NoWorkersError
+    from tilesweep.cluster.watch import NoWorkersError, worker_wait as wait_of
     from tilesweep.jobs.resume import done_chunks, saved_parts
 
-    default_wait = BATCH_WORKER_WAIT_SECONDS if run.batch else WORKER_WAIT_SECONDS
-    worker_wait = default_wait if run.worker_wait is None else run.worker_wait
+    worker_wait = wait_of(run)
     batch_cluster = []  # a batch cluster, once started: the waiting line counts its jobs
 
     def announce(names, root):
@@ -246,7 +238,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         bar = ProgressBar()
         if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
             follow(warming, bar.kernels)
-        with connect(run.scheduler, run.workers, batch=_batch(spec, run), scheduler_file=run.scheduler_file) as client:
+        with connect(run.scheduler, run.workers, batch=batch_options(spec, run), scheduler_file=run.scheduler_file) as client:
             if run.batch:
                 batch_cluster.append(client.cluster)
             link = dashboard_link(client)
@@ -306,15 +298,6 @@ def _detach(spec, run, plan, retry_errors: bool) -> None:
                f"  follow:  {PROGRAM} status {shlex.quote(str(spec.folder))} --watch\n"
                f"  stop:    {PROGRAM} cancel {shlex.quote(str(spec.folder))}")
     typer.echo(str(spec.folder))
-
-
-def _batch(spec, run) -> dict | None:
-    """The batch jobs' cluster (:func:`~tilesweep.cluster.jobqueue.job_cluster`), their logs
-    in the sweep's ``jobs/`` folder; None for other clusters."""
-    if not run.batch:
-        return None
-    return dict(kind=run.cluster, options=run.cluster_options, jobs=run.jobs, max_jobs=run.max_jobs,
-                logs=spec.folder / "jobs")
 
 
 def _resume_command(spec, run, retry_errors: bool, program: str | None = None) -> str:

@@ -1,0 +1,265 @@
+"""tilesweep from Python: define a sweep, run it on a cluster, follow it, read its rows and
+summary as pandas DataFrames, solve one board.
+
+The calls the command line makes, with keyword arguments instead of options::
+
+    import tilesweep
+    sweep = tilesweep.define_sweep(size=3, count=200, heuristics=["manhattan", "linear-conflict"])
+    summary = sweep.run(workers=2, on_progress=print)
+    rows = sweep.results()
+
+Errors are :class:`~tilesweep.solver.errors.TilesweepError` (bad input also a
+``ValueError``); each one's text is the line the command line prints. ``docs/python-api.md``
+is the guide.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tilesweep.jobs.plugins import load_files
+from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
+from tilesweep.jobs.spec import RUN_KEYS, RunOptions, SweepSpec, build_spec, check_cluster, parse_options
+from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
+from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.solve import check_algorithm, resolve_goal
+
+# Dask and pandas load when a sweep runs or is read, not for solve_board (the CLI's solve
+# calls it, and a second of imports would double a small solve's time).
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tilesweep.cluster.run import Progress
+
+__all__ = ["Sweep", "define_sweep", "open_sweep", "solve_board"]
+
+
+def _names(value) -> tuple[str, ...]:
+    """One name or several, as a tuple."""
+    return (value,) if isinstance(value, (str, Path)) else tuple(value or ())
+
+
+def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None, goal: str | None = None,
+                 count: int | None = None, seed: int | None = None, instances: str | None = None,
+                 algorithms: str | Sequence[str] = (), heuristics: str | Sequence[str] = (),
+                 plugins: str | Path | Sequence[str | Path] = (), out: str | Path | None = None,
+                 name: str | None = None, chunk_size: int | str | None = None, max_nodes: int | None = None,
+                 time_limit: float | None = None, max_memory: int | str | None = None, prune: str | None = None,
+                 store: str | Path | None = None, scheduler: str | None = None, scheduler_file: str | None = None,
+                 workers: int | None = None, cluster: str | None = None, jobs: int | None = None,
+                 max_jobs: int | None = None, cluster_options: Sequence[str] | dict = (),
+                 parallel_above: int | None = None, worker_wait: float | None = None) -> "Sweep":
+    """Define (validate, name) a sweep as ``tilesweep sweep`` does, without running it.
+
+    Parameters
+    ----------
+    spec_file
+        A TOML sweep spec (``docs/sweep-spec.md``); the keywords given override it.
+    size, goal, count, seed, instances, algorithms, heuristics, plugins, out, name, chunk_size,
+    max_nodes, time_limit, max_memory, prune
+        What the sweep solves: the options of ``tilesweep sweep`` of the same names
+        (``algorithms``, ``heuristics`` and ``plugins`` take one name or a list). They
+        decide its rows, so they make its folder ``out/name``.
+    store, scheduler, scheduler_file, workers, cluster, jobs, max_jobs, cluster_options, parallel_above, worker_wait
+        Where it runs (the default: an embedded cluster of one worker per core); never
+        part of its identity, and :meth:`Sweep.run` may change them.
+
+    Returns
+    -------
+    Sweep
+        Its spec and where it runs; nothing is written before :meth:`Sweep.run`.
+
+    Raises
+    ------
+    TilesweepError
+        The first bad value, quoted (``InvalidOptionError``, ``UnknownNameError``,
+        ``PluginError``, ... all ``ValueError`` too).
+    """
+    options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
+                   algorithms=_names(algorithms), heuristics=_names(heuristics),
+                   plugin_files=tuple(map(str, _names(plugins))), out=None if out is None else str(out),
+                   name=name, chunk_size=chunk_size, max_nodes=max_nodes, time_limit=time_limit,
+                   max_memory=max_memory, prune=prune, store=None if store is None else str(store),
+                   scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
+                   jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
+                   parallel_above=parallel_above, worker_wait=worker_wait)
+    spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
+    return Sweep(spec, where)
+
+
+def open_sweep(folder: str | Path) -> "Sweep":
+    """The sweep in ``folder`` (``OUT/NAME``, as any command wrote it), to read or resume.
+
+    Its plugins' sources come from its spec, so a sweep of a plugin heuristic reads and
+    resumes without the file. Raises :class:`InvalidOptionError` when ``folder`` holds no
+    sweep."""
+    path = Path(folder)
+    if not (path / SPEC_FILE).is_file():
+        raise InvalidOptionError(f"sweep {str(path)!r} does not exist (no {SPEC_FILE}); expected a sweep "
+                                 "folder, OUT/NAME")
+    try:
+        spec = SweepSpec.from_json((path / SPEC_FILE).read_text())
+    except (ValueError, TypeError, KeyError) as err:
+        raise InvalidOptionError(f"sweep {str(path)!r} has an unreadable {SPEC_FILE} ({err}); expected the "
+                                 "spec a sweep wrote") from None
+    return Sweep(replace(spec, out=str(path.parent)), RunOptions())
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep: its :class:`~tilesweep.jobs.spec.SweepSpec` (what decides the rows) and
+    :class:`~tilesweep.jobs.spec.RunOptions` (where it runs)."""
+
+    spec: SweepSpec
+    where: RunOptions
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def folder(self) -> Path:
+        return self.spec.folder
+
+    def command(self) -> str:
+        """The ``tilesweep sweep`` command line that runs (or resumes) this sweep."""
+        return self.spec.command(self.where)
+
+    def run(self, on_progress: Callable[[Progress], None] | None = None, *, retry_errors: bool = False,
+            baseline: str | None = None, **where) -> pd.DataFrame:
+        """Run the chunks not yet on disk, then summarise every row; return the summary.
+
+        Parameters
+        ----------
+        on_progress
+            Called in this thread after each part is written, with a
+            :class:`~tilesweep.cluster.run.Progress` (``chunks_done``, ``chunks_total``,
+            ``solves_done``, ``solves_total``, ``rate`` and ``eta`` in solves a second and
+            seconds, None before the first measure).
+        retry_errors
+            Run again the chunks whose rows have status ``error``.
+        baseline
+            The heuristic the summary compares with (default: the first, if several).
+        **where
+            Overrides of where it runs, by the names of :func:`define_sweep`: ``store``,
+            ``scheduler``, ``scheduler_file``, ``workers``, ``cluster``, ``jobs``,
+            ``max_jobs``, ``cluster_options``, ``parallel_above``, ``worker_wait``.
+
+        A run that stops (an interrupt, a lost scheduler) keeps the finished parts; ``run``
+        again resumes. Raises :class:`TilesweepError` with the command line's message
+        (e.g. ``SweepBusyError`` while another run holds the sweep).
+        """
+        from tilesweep.cluster.connect import connect, scheduler_address
+        from tilesweep.cluster.jobqueue import batch_options
+        from tilesweep.cluster.parallel import solve_stopped_rows
+        from tilesweep.cluster.run import run_plan
+        from tilesweep.cluster.tables import check_store
+        from tilesweep.cluster.watch import worker_wait
+        from tilesweep.jobs.client import record_this_client
+        from tilesweep.jobs.runrecord import record_run
+        from tilesweep.jobs.sweep import finish, prepare
+
+        run = self._where(where)
+        spec = self.spec
+        check_store(spec, run.store)
+        with prepare(spec, retry_errors) as plan:
+            if plan.pending:
+                record_run(spec.folder, scheduler_address(run.scheduler, run.scheduler_file), run.workers)
+                record_this_client(spec.folder, spec.command(run) + (" --retry-errors" if retry_errors else ""))
+                with connect(run.scheduler, run.workers, batch=batch_options(spec, run),
+                             scheduler_file=run.scheduler_file) as client:
+                    run_plan(client, plan, run.store, on_progress, parallel_above=run.parallel_above,
+                             solve_stopped=partial(solve_stopped_rows, client, run.store),
+                             worker_wait=worker_wait(run))
+            return finish(spec, self._baseline(baseline))
+
+    def _where(self, overrides: dict) -> RunOptions:
+        unknown = sorted(set(overrides) - set(RUN_KEYS))
+        if unknown:
+            raise TypeError(f"Sweep.run() got an unexpected keyword argument {unknown[0]!r}; expected "
+                            f"one of: {', '.join(RUN_KEYS)}")
+        values = {k: str(v) if isinstance(v, Path) else v for k, v in overrides.items()}
+        run = replace(self.where, **parse_options(values))
+        check_cluster(run)
+        return run
+
+    def _baseline(self, baseline: str | None) -> str | None:
+        heuristics = self.spec.heuristics
+        return baseline if baseline is not None else (heuristics[0] if len(heuristics) > 1 else None)
+
+    def results(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Every row written so far, one per (instance, algorithm, heuristic), each part
+        verified against the manifest first (``docs/design.md``, Results); with
+        ``columns``, only those."""
+        from tilesweep.jobs.results import load_results
+        return load_results(self.folder, None if columns is None else list(columns))
+
+    def summary(self, baseline: str | None = None) -> pd.DataFrame:
+        """One row per (algorithm, heuristic) of the rows written so far, as ``tilesweep
+        summary`` computes it (``baseline``: the heuristic the ratios compare with)."""
+        from tilesweep.jobs.summary import summarize
+        from tilesweep.jobs.verify import verify_sweep
+        return summarize(verify_sweep(self.folder).paths, self._baseline(baseline))
+
+    def state(self) -> SweepState:
+        """What the folder holds now: parts, rows, status counts (``tilesweep status``)."""
+        return sweep_state(self.folder)
+
+
+def load_tables(heuristic: str, size: int, goal, store: str | Path | None, build: bool = True,
+                on_build: Callable[[tuple[int, ...]], None] | None = None) -> tuple:
+    """The pattern databases ``heuristic`` reads (none for others), built into the store on
+    first use (``on_build(group)`` hears of each) unless ``build`` is off."""
+    spec = parse_heuristic(heuristic, size, goal)
+    if not spec.is_pdb:
+        return ()
+    from tilesweep.pdb_store import open_store, tables_for
+    return tables_for(spec, size, goal, open_store(store), build=build, on_build=on_build)
+
+
+def load_automaton(prune: str, size: int, store: str | Path | None) -> None:
+    """For ``prune="fsm..."``: read the pruning automaton from the store (built into it on
+    first use), so this process does not search the duplicate strings itself."""
+    from tilesweep.solver.fsm import parse_pruning
+    if parse_pruning(prune, size).kind == "fsm":
+        from tilesweep.pdb_store import open_store
+        open_store(store).automaton(size, parse_pruning(prune, size).depth)
+
+
+def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, goal: str = "blank-last",
+                algorithm: str = "idastar", heuristic: str = "manhattan", plugins: str | Path | Sequence = (),
+                store: str | Path | None = None, build: bool = True, max_nodes: int | None = None,
+                time_limit: float | None = None, max_memory: int | None = None, prune: str = "parent",
+                on_build: Callable[[tuple[int, ...]], None] | None = None) -> SolveResult:
+    """Solve one board optimally, as ``tilesweep solve`` does.
+
+    ``tiles`` is a :class:`~tilesweep.solver.Board`, its text (``"8 6 7 2 5 4 3 0 1"``,
+    ``"867254301"``) or a list of numbers; ``plugins`` are plugin files whose heuristics
+    ``heuristic`` may name (``plugin:NAME``); a ``pdb:`` heuristic's tables are built into
+    ``store`` on first use unless ``build`` is off (``on_build(group)`` hears of each).
+    A* and BFS/DFS may fill 3/4 of the memory this process may use unless ``max_memory``
+    (bytes) says otherwise.
+
+    Returns a :class:`~tilesweep.solver.SolveResult` (``status``, ``cost``, ``moves``,
+    ``nodes_generated``, ... and ``to_dict()``). Raises :class:`TilesweepError` with the
+    command line's message, for a plugin that returns a negative h too.
+    """
+    load_files(map(str, _names(plugins)))
+    board = tiles if isinstance(tiles, Board) else Board.parse(
+        tiles if isinstance(tiles, str) else " ".join(map(str, tiles)), size)
+    goal_t = resolve_goal(goal, board.size)
+    check_algorithm(algorithm)
+    tables = load_tables(heuristic, board.size, goal_t, store, build, on_build)
+    load_automaton(prune, board.size, store)
+    from tilesweep.cluster.memory import default_budget
+    memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
+    result = solve(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune)
+    if result.status_reason == "heuristic":
+        raise InvalidOptionError(f"heuristic {heuristic!r} returned a negative h on a board of this search; "
+                                 "expected h >= 0")
+    return result
