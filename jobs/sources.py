@@ -139,14 +139,3 @@ def file_instances_info(path: str, size: int | None) -> tuple[int, int, str]:
     tiles = read_instance_file(path, size)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return size_for_count(len(tiles[0])), len(tiles), digest
-
-
-def published_lengths(path: str | Path) -> dict[int, int]:
-    """The optimal lengths a bundled file gives as ``# optimal N`` after a board, by id."""
-    lengths = {}
-    for line in Path(path).read_text().splitlines():
-        board, _, comment = line.partition("#")
-        found = re.fullmatch(r"\s*optimal (\d+)\s*", comment)
-        if board.strip() and found:
-            lengths[int(board.split()[0])] = int(found.group(1))
-    return lengths

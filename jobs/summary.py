@@ -34,12 +34,15 @@ from tilesweep.solver.status import STATUSES
 
 from .paired import coverage_interval, paired_ratio
 from .parts import CorruptPartError, read_footer
+from .published import COUNTED, published_table
 from .results import part_paths
 
 KEYS = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
 STATUS_COLUMNS = list(STATUSES)
-USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds", "pruning"]
+USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds"]
+# Columns later sweeps added: their type, and the value rows from before them meant
+ADDED = {"pruning": ("VARCHAR", "'parent'"), "workers": ("BIGINT", "1")}
 FIGURES = ["nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
            "seconds_mean", "nodes_per_second"]
 GROUPED = "size IS NOT NULL AND algorithm IS NOT NULL AND heuristic IS NOT NULL"
@@ -71,6 +74,20 @@ PAIR_NODES = PAIRS[:PAIRS.index("SELECT s.size")] + f"""SELECT s.size, s.algorit
   s.nodes_generated::DOUBLE AS n, b.nodes_generated::DOUBLE AS ref
 FROM solved s JOIN base b USING ({", ".join(INSTANCE_KEYS)}, algorithm, pruning)
 ORDER BY {", ".join("s." + k for k in INSTANCE_KEYS)}"""  # the bootstrap's draws depend on the order
+# Solved runs of published boards (:mod:`.published`) against the published figures: the
+# length for every configuration, the node count for the one it was published for
+_COUNTED = (f"r.algorithm = '{COUNTED[0]}' AND r.heuristic = '{COUNTED[1]}' AND r.pruning = '{COUNTED[2]}' "
+            "AND r.workers = 1 AND p.published_nodes IS NOT NULL")
+AGREEMENT = f"""SELECT r.size, r.algorithm, r.heuristic, r.pruning, min(p.source) AS published,
+  count(*) AS published_solved,
+  count(*) FILTER (WHERE r.cost = p.published_length) AS lengths_equal,
+  count(*) FILTER (WHERE {_COUNTED}) AS nodes_published,
+  count(*) FILTER (WHERE {_COUNTED} AND r.nodes_generated = p.published_nodes) AS nodes_equal,
+  max(abs(r.nodes_generated - p.published_nodes)) FILTER (WHERE {_COUNTED}) AS nodes_off_max
+FROM rows r JOIN published p USING (size, goal, tiles)
+WHERE r.status = 'solved' AND {GROUPED} GROUP BY ALL"""
+PUBLISHED_COLUMNS = ("published", "published_solved", "lengths_equal", "nodes_published", "nodes_equal",
+                     "nodes_off_max")
 
 
 def _literal(text) -> str:
@@ -83,22 +100,23 @@ def _rows_view(con: duckdb.DuckDBPyConnection, rows) -> None:
     verified here, or a list of verified parts)."""
     if not isinstance(rows, pd.DataFrame):
         paths = part_paths(rows) if isinstance(rows, (str, Path)) else list(rows)
-        # a truncated or foreign part is named before DuckDB reads; parts from before the
-        # pruning column pruned parents
+        # a truncated or foreign part is named before DuckDB reads; a part from before a
+        # column of ADDED holds its default
         names = {n for path in paths for n in read_footer(path).schema.to_arrow_schema().names}
-        pruning = "coalesce(pruning, 'parent') AS pruning" if "pruning" in names else "'parent' AS pruning"
+        added = ", ".join(f"coalesce({c}::{t}, {v}) AS {c}" if c in names else f"{v} AS {c}"
+                          for c, (t, v) in ADDED.items())
         con.register("_files", pa.table({"filename": [str(p) for p in paths], "i": range(len(paths))}))
         files = ", ".join(_literal(p) for p in paths)
-        con.execute(f"""CREATE VIEW rows AS SELECT {", ".join(USED[:-1])}, {pruning},
+        con.execute(f"""CREATE VIEW rows AS SELECT {", ".join(USED)}, {added},
             f.i * 4294967296 + r.file_row_number AS _order
             FROM read_parquet([{files}], union_by_name = true, filename = true, file_row_number = true) r
             JOIN _files f USING (filename)""")
         return
-    frame = rows.reindex(columns=USED)  # absent: nulls
-    frame["pruning"] = frame["pruning"].astype(object).where(frame["pruning"].notna(), "parent")
+    frame = rows.reindex(columns=USED + list(ADDED))  # absent: nulls
     table = pa.Table.from_pandas(frame, preserve_index=False)
     con.register("_rows", table.append_column("_order", pa.array(np.arange(len(rows)))))
-    con.execute("CREATE VIEW rows AS SELECT * FROM _rows")
+    added = ", ".join(f"coalesce({c}::{t}, {v}) AS {c}" for c, (t, v) in ADDED.items())
+    con.execute(f"CREATE VIEW rows AS SELECT * EXCLUDE ({', '.join(ADDED)}), {added} FROM _rows")
 
 
 def _frame(con, query: str, **params) -> pd.DataFrame:
@@ -147,6 +165,7 @@ def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None
     # coverage's interval (Wilson), as fractions solved
     low_high = [coverage_interval(s, n) for s, n in zip(out["solved"], out["instances"], strict=True)]
     out["solved_low"], out["solved_high"] = [x for x, _ in low_high], [y for _, y in low_high]
+    out = _with_published(con, out)
     if baseline is not None:
         pairs = _frame(con, PAIRS, baseline=baseline)
         pairs["node_reduction_pct"] = 100.0 * (1.0 - pairs["n"] / pairs["ref"])
@@ -159,6 +178,21 @@ def summarize(rows: pd.DataFrame | str | Path | list[Path], baseline: str | None
     # pruning is a key, but its column comes last: it was added after the others
     out = out[[c for c in out.columns if c != "pruning"] + ["pruning"]]
     out.attrs["baseline"] = baseline  # for the note under the text table
+    return out
+
+
+def _with_published(con, out: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with :data:`PUBLISHED_COLUMNS` when some solved run is of a published board
+    (counts of 0 and a null source for configurations that solved none)."""
+    con.register("published", published_table())
+    agreement = _frame(con, AGREEMENT)
+    if agreement.empty:
+        return out
+    agreement["size"] = agreement["size"].astype("int64")
+    out = out.merge(agreement, on=KEYS, how="left")
+    for column in PUBLISHED_COLUMNS[1:-1]:
+        out[column] = out[column].fillna(0).astype("int64")
+    out["nodes_off_max"] = out["nodes_off_max"].astype("Int64")
     return out
 
 
@@ -282,6 +316,27 @@ def _ratio_lines(df: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _agreement(equal: int, of: int, what: str, off: str) -> str:
+    return f"{what} {equal} of {of} equal" + ("" if equal == of else f" ({of - equal} {off})")
+
+
+def _published_lines(df: pd.DataFrame) -> list[str]:
+    """Each configuration that solved published boards against the published figures, a
+    line each: lengths, and node counts where they were published for it."""
+    mine = df[df["published_solved"] > 0]
+    names = [f"{a} {h}" for a, h in zip(mine["algorithm"], mine["heuristic"], strict=True)]
+    width = max(map(len, names))
+    sources = ", ".join(dict.fromkeys(mine["published"]))
+    lines = [f"against the published figures ({sources}), over solved runs of the published boards"]
+    for name, (_, row) in zip(names, mine.iterrows(), strict=True):
+        text = _agreement(row["lengths_equal"], row["published_solved"], "lengths", "differ")
+        if row["nodes_published"]:
+            off = f"off, by at most {row['nodes_off_max']:,}"
+            text += "; " + _agreement(row["nodes_equal"], row["nodes_published"], "nodes generated", off)
+        lines.append(f"  {name.ljust(width)}  {text}")
+    return lines
+
+
 def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
     """A summary as :func:`format_frame` prints it; the text table without ``wide`` shows
     only :data:`NARROW`'s columns, humanised, and a note saying what they are."""
@@ -300,5 +355,7 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
 
     body = [line(row) for row in zip(*(cells for _, cells, _ in columns), strict=True)]
     notes = [NARROW_NOTE, *([_reduction_note(df)] if "node_reduction_pct" in df else []), WIDE_NOTE]
-    ratios = _ratio_lines(df) if "nodes_ratio" in df else []
-    return "\n".join([line([h for h, _, _ in columns]), *body, "", *ratios, *([""] if ratios else []), *notes])
+    extra = [lines for lines in (_ratio_lines(df) if "nodes_ratio" in df else [],
+                                 _published_lines(df) if "published" in df else []) if lines]
+    return "\n".join([line([h for h, _, _ in columns]), *body, "", *(x for lines in extra for x in (*lines, "")),
+                      *notes])

@@ -6,7 +6,8 @@ import pytest
 
 from sweeps_local import local_sweep
 from tilesweep.jobs.instances import make_instances
-from tilesweep.jobs.sources import KORF50_24, published_lengths, read_instance_file
+from tilesweep.jobs.published import published_figures
+from tilesweep.jobs.sources import KORF50_24, read_instance_file
 from tilesweep.jobs.spec import build_spec
 from tilesweep.solver import goal_tiles, parse_heuristic
 from tilesweep.solver.board import is_solvable
@@ -29,7 +30,7 @@ def test_every_board_is_a_distinct_solvable_24_puzzle():
 
 def test_published_lengths_fit_the_boards():
     boards = np.array(read_instance_file(str(KORF50_24), 5), dtype=np.int64)
-    lengths = published_lengths(KORF50_24)
+    lengths = {i: board.length for i, board in published_figures(KORF50_24).items()}
     assert sorted(lengths) == list(range(1, 51))
     cost = np.array([lengths[i] for i in range(1, 51)])
     assert cost.mean() == pytest.approx(100.78)  # the mean Korf & Felner give

@@ -156,6 +156,18 @@ def coverage_table(data: ReportData) -> pd.DataFrame:
     keys = ["size", "algorithm", "heuristic"] + (["pruning"] if data.rows["pruning"].nunique() > 1 else [])
     table = first.loc[data.configs, keys + (["sweep"] if "sweep" in data.config_keys else [])]
     table.insert(len(table.columns), "instances", data.rows.groupby("config").size().reindex(data.configs))
-    table = table.join(status_counts(data)).join(_summary(data)[SUMMARY_FIGURES]).join(_common_figures(data))
+    summary = _summary(data)
+    table = table.join(status_counts(data)).join(summary[SUMMARY_FIGURES]).join(_common_figures(data))
     table["common_instances"] = table["common_instances"].fillna(0).astype("int64")
-    return table
+    return table.join(_published_agreement(summary)) if "published" in summary else table
+
+
+def _published_agreement(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, how many solved runs of published boards found the published
+    length, and node count where one was published for it ("-" where none applies)."""
+    def share(equal, of) -> list[str]:
+        return [f"{e} of {n}" if n else "-" for e, n in zip(equal.fillna(0), of.fillna(0), strict=True)]
+
+    return pd.DataFrame({"published lengths equal": share(summary["lengths_equal"], summary["published_solved"]),
+                         "published nodes equal": share(summary["nodes_equal"], summary["nodes_published"])},
+                        index=summary.index)
