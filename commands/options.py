@@ -73,4 +73,5 @@ WorkersOpt = Annotated[Optional[int], typer.Option("--workers", parser=typed("wo
 PluginOpt = Annotated[Optional[list[str]], typer.Option("--plugin", help="A Python file of plugin heuristics (a HEURISTICS dict of numba functions h(tiles, goal)), named plugin:NAME; repeat for several.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
+ClockOpt = Annotated[str, typer.Option("--clock", help="Time figures by cpu (the solving thread's CPU time, the default) or wall seconds.")]
 SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import FormatOpt, StoreOpt, SweepsArg, WideOpt
+from tilesweep.commands.options import ClockOpt, FormatOpt, StoreOpt, SweepsArg, WideOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -18,6 +18,7 @@ def summary(
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
+    clock: ClockOpt = "cpu",
 ) -> None:
     """Summarise results per (size, algorithm, heuristic); write summary.parquet into the sweep folder.
 
@@ -29,6 +30,7 @@ def summary(
     """
     import pyarrow as pa
 
+    from tilesweep.jobs.clocks import check_clock
     from tilesweep.jobs.parts import write_summary
     from tilesweep.jobs.results import verify_results
     from tilesweep.jobs.summary import format_summary, summarize
@@ -36,6 +38,7 @@ def summary(
     def action():
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
+        check_clock(clock)
         sweeps = verify_results(results)
         paths = [p for s in sweeps for p in s.paths]
         if not paths:
@@ -44,7 +47,7 @@ def summary(
         if len(sweeps) == 1 and not Path(results).is_file():
             table = pa.Table.from_pandas(frame, preserve_index=False)
             write_summary(sweeps[0].folder, table, sweeps[0].records, baseline)
-        return format_summary(frame, fmt, wide)
+        return format_summary(frame, fmt, wide, clock)
 
     typer.echo(run_guarded(action))
 
@@ -142,11 +145,13 @@ def compare(
     new: Annotated[str, typer.Argument(help="The later sweep folder (same instances).")],
     threshold: Annotated[str, typer.Option("--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
     fmt: FormatOpt = "table",
+    clock: ClockOpt = "cpu",
 ) -> None:
-    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, time ratio.
+    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, time ratio (CPU seconds unless --clock wall).
 
     Example: tilesweep compare sweeps/before sweeps/after --threshold 5%
     """
+    from tilesweep.jobs.clocks import check_clock
     from tilesweep.jobs.report.compare import (
         compare as compare_rows,
         format_comparison,
@@ -159,8 +164,9 @@ def compare(
         if fmt not in ("table", "csv", "json"):
             raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         fraction = parse_threshold(threshold)
+        check_clock(clock)
         result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction,
-                              names=(old, new))
+                              names=(old, new), clock=clock)
         return result, format_comparison(result, fmt)
 
     result, text = run_guarded(action)
@@ -178,11 +184,13 @@ def report(
     figure_format: Annotated[str, typer.Option("--figure-format", help="png or svg.")] = "png",
     with_compare: Annotated[bool, typer.Option("--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
     threshold: Annotated[str, typer.Option("--threshold", help="With --compare: flag time ratios above 1 + this (percent).")] = "5%",
+    clock: ClockOpt = "cpu",
 ) -> None:
     """Write one self-contained HTML report (plots, tables, replays) of one or more sweeps.
 
     Example: tilesweep report sweeps/NAME --baseline manhattan --figures figures/
     """
+    from tilesweep.jobs.clocks import check_clock
     from tilesweep.jobs.report.build import build_report
     from tilesweep.jobs.report.compare import parse_threshold
     from tilesweep.jobs.report.export import FORMATS, export_figures
@@ -191,7 +199,7 @@ def report(
         if figure_format not in FORMATS:
             raise InvalidOptionError(f"figure format {figure_format!r} is not known; expected png or svg")
         start = time.perf_counter()
-        built = build_report(sweeps, out, baseline, with_compare, parse_threshold(threshold))
+        built = build_report(sweeps, out, baseline, with_compare, parse_threshold(threshold), check_clock(clock))
         typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
                    f"{time.perf_counter() - start:.1f} s)", err=True)
         if figures:

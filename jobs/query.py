@@ -23,7 +23,7 @@ FORMATS = ("table", "csv", "json", "parquet")
 # The columns a text table of rows shows by default: the JSON list (iterations), the long
 # strings (tiles, moves, error, worker) and the limits are left out; --columns names others.
 TABLE_COLUMNS = ("sweep", "instance", "size", "algorithm", "heuristic", "pruning", "status", "cost",
-                 "nodes_generated", "nodes_expanded", "ebf", "h0", "seconds")
+                 "nodes_generated", "nodes_expanded", "ebf", "h0", "cpu_seconds", "seconds")
 ALL = ("all",)
 EXAMPLE = "a condition such as 'status == \"solved\" and cost > 20'"
 

@@ -3,8 +3,11 @@
 Node, EBF, cost and time statistics are over *solved* rows (a budget-exceeded or error
 row has no comparable node count); the status counts cover every row: one column per
 status of :data:`solver.status.STATUSES`, in that order, plus any other status the rows
-hold (``depth_limit`` of sweeps from before the statuses were split). ``nodes_per_second``
-is total nodes generated over total search seconds of the solved rows. With a baseline
+hold (``depth_limit`` of sweeps from before the statuses were split). ``cpu_seconds_mean``
+and ``nodes_per_cpu_second`` (total nodes generated over total CPU seconds of the solved
+rows) time by the solving thread's CPU clock; ``seconds_mean`` and ``nodes_per_second`` by
+the wall clock (:mod:`.clocks`). The CPU figures are null when a solved row lacks its CPU
+time (a part from before ``cpu_seconds``): unknown, not 0. With a baseline
 heuristic, each other heuristic is paired with it per algorithm and pruning on the same instances
 (same sweep, instance index, size, goal and tiles) where both solved: ``node_reduction_pct`` is
 ``100 * (1 - sum(nodes) / sum(baseline nodes))`` over the pairs, ``fewer`` /
@@ -32,6 +35,7 @@ import pyarrow as pa
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.status import STATUSES
 
+from .clocks import COLUMNS as CLOCK_COLUMNS, DEFAULT as DEFAULT_CLOCK, check_clock
 from .paired import coverage_interval, paired_ratio
 from .parts import CorruptPartError, read_footer
 from .published import COUNTED, published_table
@@ -41,10 +45,11 @@ KEYS = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE_KEYS = ["sweep", "instance", "size", "goal", "tiles"]
 STATUS_COLUMNS = list(STATUSES)
 USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds"]
-# Columns later sweeps added: their type, and the value rows from before them meant
-ADDED = {"pruning": ("VARCHAR", "'parent'"), "workers": ("BIGINT", "1")}
+# Columns later sweeps added: their type, and the value rows from before them meant (a CPU
+# time was not recorded: unknown, never 0)
+ADDED = {"pruning": ("VARCHAR", "'parent'"), "workers": ("BIGINT", "1"), "cpu_seconds": ("DOUBLE", "NULL")}
 FIGURES = ["nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
-           "seconds_mean", "nodes_per_second"]
+           "cpu_seconds_mean", "nodes_per_cpu_second", "seconds_mean", "nodes_per_second"]
 GROUPED = "size IS NOT NULL AND algorithm IS NOT NULL AND heuristic IS NOT NULL"
 
 COUNTS = f"""SELECT size, algorithm, heuristic, pruning, status, count(*) AS n, min(_order) AS first
@@ -54,7 +59,11 @@ STATS = f"""SELECT size, algorithm, heuristic, pruning,
   quantile_cont(nodes_generated::DOUBLE, 0.5) AS nodes_median,
   quantile_cont(nodes_generated::DOUBLE, 0.9) AS nodes_p90,
   max(nodes_generated::DOUBLE) AS nodes_max,
-  avg(ebf) AS ebf_mean, avg(cost::DOUBLE) AS cost_mean, avg(seconds) AS seconds_mean,
+  avg(ebf) AS ebf_mean, avg(cost::DOUBLE) AS cost_mean,
+  CASE WHEN count(cpu_seconds) = count(*) THEN avg(cpu_seconds) END AS cpu_seconds_mean,
+  CASE WHEN count(cpu_seconds) = count(*) AND sum(cpu_seconds) > 0
+    THEN sum(nodes_generated::DOUBLE) / sum(cpu_seconds) END AS nodes_per_cpu_second,
+  avg(seconds) AS seconds_mean,
   CASE WHEN sum(seconds) > 0 THEN sum(nodes_generated::DOUBLE) / sum(seconds) END AS nodes_per_second
 FROM rows WHERE status = 'solved' AND {GROUPED} GROUP BY ALL"""
 # Pairs of solved runs of one instance and algorithm, against the baseline heuristic
@@ -278,11 +287,13 @@ NARROW = [
     ("median", lambda df: df["nodes_median"].map(_count), False),
     ("ebf", lambda df: df["ebf_mean"].map(_fixed(3)), False),
     ("cost", lambda df: df["cost_mean"].map(_fixed(2)), False),
-    ("time", lambda df: df["seconds_mean"].map(_duration), False),
+    ("time", lambda df: df["time_mean"].map(_duration), False),  # the chosen clock's mean, headed by its name
     ("pairs", lambda df: df["paired"].astype(str), False),  # only when some runs are not paired
     ("reduction", lambda df: df["node_reduction_pct"].map(lambda v: "-" if pd.isna(v) else f"{v:.1f}%"), False),
 ]
 NARROW_NOTE = "nodes: mean and median generated; ebf, cost, time: means; over solved runs"
+CLOCK_NOTES = {"cpu": "CPU time: of the thread that solved (--clock wall: wall time)",
+               "wall": "wall time: from the start of a search to its end (--clock cpu: CPU time)"}
 WIDE_NOTE = "--wide or --format csv/json: every column"
 
 
@@ -337,12 +348,16 @@ def _published_lines(df: pd.DataFrame) -> list[str]:
     return lines
 
 
-def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
+def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False, clock: str = DEFAULT_CLOCK) -> str:
     """A summary as :func:`format_frame` prints it; the text table without ``wide`` shows
-    only :data:`NARROW`'s columns, humanised, and a note saying what they are."""
+    only :data:`NARROW`'s columns, humanised, its time by ``clock`` (``cpu`` or ``wall``),
+    and a note saying what they are (csv and json carry both clocks' columns)."""
+    check_clock(clock)
     if fmt != "table" or wide:
         return format_frame(df, fmt)
-    columns = [(header, make(df), left) for header, make, left in NARROW
+    shown = df.assign(time_mean=df[f"{CLOCK_COLUMNS[clock]}_mean"])
+    columns = [(f"{clock}-time" if header == "time" else header, make(shown), left)
+               for header, make, left in NARROW
                if (header != "size" or df["size"].nunique() > 1)
                and (header != "pruning" or df["pruning"].nunique() > 1)
                and (header != "reduction" or "node_reduction_pct" in df)
@@ -354,7 +369,8 @@ def format_summary(df: pd.DataFrame, fmt: str, wide: bool = False) -> str:
                         for c, w, (_, _, left) in zip(cells, widths, columns, strict=True)).rstrip()
 
     body = [line(row) for row in zip(*(cells for _, cells, _ in columns), strict=True)]
-    notes = [NARROW_NOTE, *([_reduction_note(df)] if "node_reduction_pct" in df else []), WIDE_NOTE]
+    notes = [NARROW_NOTE, CLOCK_NOTES[clock], *([_reduction_note(df)] if "node_reduction_pct" in df else []),
+             WIDE_NOTE]
     extra = [lines for lines in (_ratio_lines(df) if "nodes_ratio" in df else [],
                                  _published_lines(df) if "published" in df else []) if lines]
     return "\n".join([line([h for h, _, _ in columns]), *body, "", *(x for lines in extra for x in (*lines, "")),

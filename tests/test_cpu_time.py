@@ -1,16 +1,22 @@
 """``cpu_seconds``: the CPU time of the thread that solved a row, beside the wall-clock
 ``seconds``, on every path that produces a solve's time."""
 
+import dataclasses
+import json
+import shutil
 import time
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from typer.testing import CliRunner
 
+from tilesweep.cli import app
 from tilesweep.jobs.parts import write_part
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import COLUMNS
 from tilesweep.jobs.spec import build_spec
+from tilesweep.jobs.summary import summarize
 from tilesweep.jobs.sweep import prepare, run_local
 from tilesweep.solver import Board, solve
 from tilesweep.solver.batch import solve_boards
@@ -18,6 +24,7 @@ from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.splitsearch import local_runner
 
+runner = CliRunner()
 # The clocks are read at slightly different instants; CPU time never runs faster than wall time.
 SLACK = 50e-6
 HARD_8 = (8, 6, 7, 2, 5, 4, 3, 0, 1)  # 31 moves: one of the two hardest 8-puzzles
@@ -69,17 +76,70 @@ def test_a_split_search_counts_each_cpu_second_once(korf100):
     assert result.cpu_seconds > 0.5 * spent  # and the chunks' time is counted
 
 
-def test_sweep_rows_carry_cpu_seconds_and_an_old_part_reads_as_unknown(tmp_path):
-    spec, _ = build_spec(dict(size=3, count=4, seed=2, out=str(tmp_path), name="cpu", chunk_size=2,
-                              algorithms=("idastar", "astar")))
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """A small finished sweep: 4 boards by IDA* and A* with Manhattan distance, 2 parts."""
+    spec, _ = build_spec(dict(size=3, count=4, seed=2, out=str(tmp_path_factory.mktemp("cpu")), name="cpu",
+                              chunk_size=2, algorithms=("idastar", "astar")))
     run_local(prepare(spec))
-    rows = load_results(spec.folder)
+    return spec
+
+
+def make_old(spec, into):
+    """A copy of ``spec``'s sweep under ``into`` whose first part is written as before ``cpu_seconds``."""
+    copy = dataclasses.replace(spec, out=str(into))
+    shutil.copytree(spec.folder, copy.folder)
+    part = sorted((copy.folder / "results").glob("part-*.parquet"))[0]
+    old = pq.read_table(part).select(list(COLUMNS[:COLUMNS.index("cpu_seconds")]))
+    write_part(copy, int(part.stem.split("-")[1]), old)
+    return copy
+
+
+def test_sweep_rows_carry_cpu_seconds_and_an_old_part_reads_as_unknown(sweep, tmp_path):
+    rows = load_results(sweep.folder)
     solved = rows[rows["status"] == "solved"]
     assert len(solved) == 8 and (solved["cpu_seconds"] > 0).all()
     assert (solved["cpu_seconds"] <= solved["seconds"] + SLACK).all()
-    part = sorted((spec.folder / "results").glob("part-*.parquet"))[0]
-    old = pq.read_table(part).select(list(COLUMNS[:COLUMNS.index("cpu_seconds")]))
-    write_part(spec, int(part.stem.split("-")[1]), old)  # as tilesweep wrote it before the column
-    rows = load_results(spec.folder)
+    old = make_old(sweep, tmp_path)
+    rows = load_results(old.folder)
     assert rows["cpu_seconds"].isna().sum() == 4 and rows["cpu_seconds"].notna().sum() == 4
-    assert prepare(spec).pending == []  # the old part still counts as finished
+    assert prepare(old).pending == []  # the old part still counts as finished
+    summary = summarize(old.folder).set_index("algorithm")
+    # a CPU mean over half the rows would pass for the whole: unknown instead, never 0
+    assert summary["cpu_seconds_mean"].isna().all() and summary["nodes_per_cpu_second"].isna().all()
+    assert (summary["seconds_mean"] > 0).all()
+    sql = invoke("sql", "SELECT count(cpu_seconds) AS n FROM results", str(old.folder), "--format", "csv")
+    assert sql.stdout.split() == ["n", "4"]
+
+
+def invoke(*args):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_summary_times_by_cpu_unless_told_and_says_which(sweep):
+    summary = summarize(sweep.folder).set_index("algorithm")
+    assert (summary["cpu_seconds_mean"] > 0).all() and (summary["nodes_per_cpu_second"] > 0).all()
+    cpu = invoke("summary", str(sweep.folder))
+    assert cpu.exit_code == 0, cpu.output
+    assert "cpu-time" in cpu.stdout.splitlines()[0] and "CPU time: of the thread that solved" in cpu.stdout
+    wall = invoke("summary", str(sweep.folder), "--clock", "wall")
+    assert "wall-time" in wall.stdout.splitlines()[0] and "wall time: from the start" in wall.stdout
+    bad = invoke("summary", str(sweep.folder), "--clock", "sundial")
+    assert bad.exit_code == 2 and "clock 'sundial' is not known; expected cpu or wall" in bad.stderr
+
+
+def test_compare_and_report_name_their_clock(sweep, tmp_path):
+    found = json.loads(invoke("compare", str(sweep.folder), str(sweep.folder), "--format", "json").stdout)
+    assert {c["clock"] for c in found["configurations"]} == {"cpu"}
+    assert all(c["time_ratio"] == 1.0 for c in found["configurations"])  # the same rows: CPU ratio 1
+    found = json.loads(invoke("compare", str(sweep.folder), str(sweep.folder), "--format", "json",
+                              "--clock", "wall").stdout)
+    assert {c["clock"] for c in found["configurations"]} == {"wall"}
+    for clock, words in (("cpu", "CPU seconds of the thread"), ("wall", "wall seconds from the start")):
+        out = tmp_path / f"{clock}.html"
+        result = invoke("report", str(sweep.folder), "--out", str(out), "--clock", clock)
+        assert result.exit_code == 0, result.output
+        html = out.read_text()
+        assert words in html and f"search {clock.upper() if clock == 'cpu' else clock} seconds" in html

@@ -2,6 +2,7 @@
 sweeps run in this process, and on a copy whose Parquet was altered on purpose."""
 
 import dataclasses
+import functools
 import json
 import shutil
 
@@ -216,16 +217,21 @@ def test_time_and_node_ratios_intervals_and_regression_flag():
     import numpy as np
     rng = np.random.default_rng(1)
     old = rng.uniform(1, 2, 400)
+    # the CPU seconds stay equal: only the wall clock's ratios below move
     frame = pd.DataFrame({"instance": range(400), "size": 3, "goal": "g", "tiles": "t", "algorithm": "astar",
-                          "heuristic": "h", "pruning": "parent", "status": "solved", "cost": 5, "nodes_generated": 10, "seconds": old})
-    slower = compare(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]
+                          "heuristic": "h", "pruning": "parent", "status": "solved", "cost": 5, "nodes_generated": 10,
+                          "seconds": old, "cpu_seconds": old})
+    wall = functools.partial(compare, clock="wall")
+    slower = wall(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]
     assert bool(slower["regression"]) and slower["ci_low"] == pytest.approx(1.2) and slower["time_p"] < 0.001
     assert (slower["nodes_ratio"], slower["nodes_p"]) == (1.0, 1.0)  # the same nodes: nothing changed there
-    noisy = compare(frame, frame.assign(seconds=old * rng.uniform(0.5, 1.5, 400)), threshold=0.05).configurations.iloc[0]
+    noisy = wall(frame, frame.assign(seconds=old * rng.uniform(0.5, 1.5, 400)), threshold=0.05).configurations.iloc[0]
     assert noisy["ci_low"] < noisy["time_ratio"] < noisy["ci_high"] and 0.9 < noisy["time_ratio"] < 1.1
-    fewer = compare(frame, frame.assign(nodes_generated=rng.integers(5, 10, 400)), threshold=0.05).configurations.iloc[0]
+    fewer = wall(frame, frame.assign(nodes_generated=rng.integers(5, 10, 400)), threshold=0.05).configurations.iloc[0]
     assert fewer["nodes_ratio_high"] < 1 and fewer["nodes_p"] < 0.001
-    assert not compare(frame, frame.assign(seconds=old * 1.03), threshold=0.05).configurations.iloc[0]["regression"]
+    assert not wall(frame, frame.assign(seconds=old * 1.03), threshold=0.05).configurations.iloc[0]["regression"]
+    cpu = compare(frame, frame.assign(seconds=old * 1.2), threshold=0.05).configurations.iloc[0]  # the default clock
+    assert cpu["clock"] == "cpu" and cpu["time_ratio"] == 1.0 and not cpu["regression"]
 
 
 def test_threshold_parsing():

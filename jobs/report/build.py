@@ -9,6 +9,7 @@ from tilesweep.jobs.parts import check_folder
 from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError
 
+from ..clocks import DEFAULT as DEFAULT_CLOCK
 from . import plots
 from .compare import Comparison, compare, load_pairs_side
 from .data import ReportData, coverage_table, load
@@ -50,10 +51,10 @@ def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
 
 
 def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, dict]:
-    """``compare`` of the two sweeps of ``data`` and its tables for the page."""
+    """``compare`` of the two sweeps of ``data`` (time ratios by its clock) and its tables for the page."""
     old, new = data.sweeps
     result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold,
-                     names=(str(old.folder), str(new.folder)))
+                     names=(str(old.folder), str(new.folder)), clock=data.clock)
     figures = {}
     for before, after in plots.before_after(data, old.name, new.name):
         for value in ("nodes_generated", "seconds"):
@@ -79,9 +80,14 @@ def check_out(path: Path) -> None:
     check_folder(path.parent, "--out")
 
 
+CLOCK_NOTES = {"cpu": "CPU seconds of the thread that solved each run (--clock wall: wall seconds)",
+               "wall": "wall seconds from the start of each search to its end (--clock cpu: CPU seconds)"}
+
+
 def build_report(paths: list[str], out: str | None = None, baseline: str | None = None,
-                 with_compare: bool = False, threshold: float = 0.05) -> Report:
-    """Build the report of the sweeps ``paths`` into ``out`` (written atomically)."""
+                 with_compare: bool = False, threshold: float = 0.05, clock: str = DEFAULT_CLOCK) -> Report:
+    """Build the report of the sweeps ``paths`` into ``out`` (written atomically), its
+    times by ``clock`` (``cpu`` or ``wall``)."""
     from tilesweep import __version__
 
     sweeps = open_sweeps(paths)
@@ -89,7 +95,7 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
         raise InvalidOptionError(f"--compare needs exactly two sweeps (OLD NEW); got {len(sweeps)}")
     path = Path(out) if out else default_out(sweeps)
     check_out(path)
-    data = load(sweeps, baseline)
+    data = load(sweeps, baseline, clock)
     figures, scatter_names, has_iterations = build_figures(data)
     comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
     if compare_ctx:
@@ -101,7 +107,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
                "sweeps": sweep_header(data), "spec_fields": SPEC_FIELDS,
                "coverage": frame_table(coverage_table(data), "configuration"), "scatter_names": scatter_names,
                "has_iterations": has_iterations, "iteration_count": plots.ITERATION_INSTANCES,
-               "comparison": compare_ctx, "table_note": table_note}
+               "comparison": compare_ctx, "table_note": table_note, "clock_note": CLOCK_NOTES[clock],
+               "seconds_label": data.seconds_label}
     html = render(data, figures, context)
     atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
     return Report(path, data, figures, comparison, len(html.encode()))

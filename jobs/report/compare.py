@@ -12,8 +12,11 @@ only when the rows hold several):
 - ``nodes_ratio``: NEW / OLD nodes generated over the pairs both solved, a geometric mean
   with its 95 % bootstrap interval (``nodes_ratio_low``, ``nodes_ratio_high``) and the
   Wilcoxon signed-rank ``nodes_p`` (:mod:`..paired`);
-- ``time_ratio``: the same of search seconds (``ci_low``, ``ci_high``, ``time_p``);
-  ``regression`` when the ratio exceeds 1 + threshold and the whole interval lies above 1.
+- ``time_ratio``: the same of search seconds on the ``clock`` column's clock (``cpu``, the
+  solving thread's CPU time, unless ``wall`` is asked for; :mod:`..clocks`; pairs without a
+  CPU time, from parts written before it, are left out) with ``ci_low``, ``ci_high``,
+  ``time_p``; ``regression`` when the ratio exceeds 1 + threshold and the whole interval
+  lies above 1.
 
 ``only_old`` / ``only_new`` count rows without a partner (different instances or configurations).
 Two sweeps with no pair at all are not a comparison: bad input, saying whether they share no
@@ -30,6 +33,7 @@ import pyarrow as pa
 
 from tilesweep.solver.errors import InvalidOptionError
 
+from ..clocks import COLUMNS as CLOCK_COLUMNS, DEFAULT as DEFAULT_CLOCK
 from ..paired import paired_ratio
 from ..parts import read_part
 from ..schema import ADDED_DEFAULTS
@@ -38,7 +42,7 @@ from .sweeps import Sweep
 CONFIG = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE = ["instance", "size", "goal", "tiles"]
 PAIR_KEYS = INSTANCE + ["algorithm", "heuristic", "pruning"]
-VALUES = ["status", "cost", "nodes_generated", "seconds"]
+VALUES = ["status", "cost", "nodes_generated", "seconds", "cpu_seconds"]
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,12 @@ def _changes(pairs: pd.DataFrame) -> pd.DataFrame:
     return out[["kind"] + columns].sort_values(["kind"] + CONFIG + ["instance"], kind="stable").reset_index(drop=True)
 
 
-def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: float, seed: int) -> dict:
+def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: float, seed: int, clock: str) -> dict:
     solved = group[(group["status_old"] == "solved") & (group["status_new"] == "solved")]
     nodes = paired_ratio(solved["nodes_generated_new"].to_numpy(float), solved["nodes_generated_old"].to_numpy(float),
                          seed)
-    time = paired_ratio(solved["seconds_new"].to_numpy(float), solved["seconds_old"].to_numpy(float), seed)
+    seconds = CLOCK_COLUMNS[clock]  # a null (not recorded) is NaN: the pair is left out
+    time = paired_ratio(solved[f"{seconds}_new"].to_numpy(float), solved[f"{seconds}_old"].to_numpy(float), seed)
     ratio, low, high = time["ratio"], time["ratio_low"], time["ratio_high"]
     mine = changes[(changes[CONFIG] == pd.Series(dict(zip(CONFIG, key)))).all(axis=1)]
     paired = group["_merge"] == "both"
@@ -97,7 +102,7 @@ def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: f
         "only_new": int((group["_merge"] == "right_only").sum()),
         **{f"{kind}_diff": int((mine["kind"] == kind).sum()) for kind in ("cost", "nodes", "status")},
         "nodes_ratio": nodes["ratio"], "nodes_ratio_low": nodes["ratio_low"], "nodes_ratio_high": nodes["ratio_high"],
-        "nodes_p": nodes["p"], "time_ratio": ratio, "ci_low": low, "ci_high": high, "time_p": time["p"],
+        "nodes_p": nodes["p"], "clock": clock, "time_ratio": ratio, "ci_low": low, "ci_high": high, "time_p": time["p"],
         "regression": bool(ratio > 1 + threshold and low > 1),
     }
 
@@ -113,16 +118,16 @@ def _check_shared(old: pd.DataFrame, new: pd.DataFrame, pairs: pd.DataFrame, nam
 
 
 def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed: int = 0,
-            names: tuple[str, str] = ("OLD", "NEW")) -> Comparison:
+            names: tuple[str, str] = ("OLD", "NEW"), clock: str = DEFAULT_CLOCK) -> Comparison:
     """Pair the rows of ``old`` and ``new`` (frames of :data:`PAIR_KEYS` + :data:`VALUES`;
-    ``names`` are the sweeps' for an error)."""
+    ``names`` are the sweeps' for an error); time ratios by ``clock``."""
     pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
     _check_shared(old, new, pairs, names)
     changes = _changes(pairs[pairs["_merge"] == "both"])
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
     order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}
     groups = sorted(pairs.groupby(CONFIG, sort=False, dropna=False), key=lambda kv: order.get(kv[0], len(order)))
-    rows = pd.DataFrame([_configuration(key, group, changes, threshold, seed) for key, group in groups])
+    rows = pd.DataFrame([_configuration(key, group, changes, threshold, seed, clock) for key, group in groups])
     if pd.concat([old["pruning"], new["pruning"]]).nunique() <= 1:  # one pruning: nothing to tell apart
         rows, changes = rows.drop(columns="pruning"), changes.drop(columns="pruning")
     return Comparison(rows, changes, threshold)

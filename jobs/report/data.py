@@ -5,6 +5,8 @@ goal, tiles) with its occurrence number (a random sample may draw a board twice)
 sweeps of the same instances pair up whatever their names and chunks. A *configuration* is
 (size, algorithm, heuristic, pruning), with the sweep added when two given sweeps share one
 (a before/after pair); its label names the pruning only when the rows hold several. Statuses are taken from the data, never from a fixed list.
+A report times by one clock (:mod:`..clocks`, ``cpu`` unless ``wall`` is asked for): its
+rows' ``seconds`` are that clock's search seconds, and every label says which.
 """
 
 from __future__ import annotations
@@ -19,15 +21,19 @@ import pyarrow.compute as pc
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.status import STATUSES
 
+from ..clocks import COLUMNS as CLOCK_COLUMNS, DEFAULT as DEFAULT_CLOCK, seconds_label
 from ..summary import summarize
 from .sql import connect
 from .sweeps import Sweep
 
 ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, pruning, status, cost, nodes_generated, "
-               "ebf, h0, seconds, hash(size, goal, tiles) AS board")
+               "ebf, h0, {seconds} AS seconds, hash(size, goal, tiles) AS board")
 STATUS_ORDER = STATUSES + ("depth_limit",)  # known first (depth_limit: sweeps before the split), others after
 CONFIG = ["size", "algorithm", "heuristic", "pruning"]
-SUMMARY_FIGURES = ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", "seconds_mean", "nodes_per_second"]
+# the summary's figures a report shows, by clock
+SUMMARY_FIGURES = {clock: ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", f"{column}_mean",
+                           "nodes_per_second" if clock == "wall" else "nodes_per_cpu_second"]
+                   for clock, column in CLOCK_COLUMNS.items()}
 
 
 @dataclass
@@ -39,10 +45,16 @@ class ReportData:
     config_keys: list[str]
     baseline: str
     con: object = field(repr=False, default=None)
+    clock: str = DEFAULT_CLOCK  # the clock of ``rows["seconds"]``
     configs: list[str] = field(init=False)
 
     def __post_init__(self):
         self.configs = list(self.rows["config"].unique())
+
+    @property
+    def seconds_label(self) -> str:
+        """``CPU seconds`` or ``wall seconds``."""
+        return seconds_label(self.clock)
 
     @property
     def statuses(self) -> list[str]:
@@ -66,9 +78,10 @@ def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(groups.ngroup().to_numpy(), categories=label.tolist()), index=rows.index)
 
 
-def _read_rows(con) -> pd.DataFrame:
-    """The report's columns of every row; text columns as categoricals (fast to group)."""
-    table = con.sql(f"SELECT {ROW_COLUMNS} FROM results").to_arrow_table()
+def _read_rows(con, clock: str) -> pd.DataFrame:
+    """The report's columns of every row, ``seconds`` by ``clock``; text columns as
+    categoricals (fast to group)."""
+    table = con.sql(f"SELECT {ROW_COLUMNS.format(seconds=CLOCK_COLUMNS[clock])} FROM results").to_arrow_table()
     for i, column in enumerate(table.schema):
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             table = table.set_column(i, column.name, pc.dictionary_encode(table.column(i)))
@@ -78,10 +91,11 @@ def _read_rows(con) -> pd.DataFrame:
     return rows
 
 
-def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
-    """Read the rows of ``sweeps``; ``baseline`` defaults to the first sweep's first heuristic."""
+def load(sweeps: list[Sweep], baseline: str | None = None, clock: str = DEFAULT_CLOCK) -> ReportData:
+    """Read the rows of ``sweeps``, timed by ``clock``; ``baseline`` defaults to the first
+    sweep's first heuristic."""
     con = connect(sweeps, summary=False)
-    rows = _read_rows(con)
+    rows = _read_rows(con, clock)
     keys = list(CONFIG)
     per_sweep = rows.groupby(keys, sort=False, observed=True)["sweep"].nunique()
     if (per_sweep > 1).any():
@@ -97,7 +111,7 @@ def load(sweeps: list[Sweep], baseline: str | None = None) -> ReportData:
     elif baseline not in heuristics:
         raise InvalidOptionError(f"baseline {baseline!r} is not a heuristic of these sweeps; "
                                  f"expected one of: {', '.join(heuristics)}")
-    return ReportData(sweeps, rows, keys, baseline, con)
+    return ReportData(sweeps, rows, keys, baseline, con, clock)
 
 
 def status_counts(data: ReportData) -> pd.DataFrame:
@@ -157,7 +171,7 @@ def coverage_table(data: ReportData) -> pd.DataFrame:
     table = first.loc[data.configs, keys + (["sweep"] if "sweep" in data.config_keys else [])]
     table.insert(len(table.columns), "instances", data.rows.groupby("config").size().reindex(data.configs))
     summary = _summary(data)
-    table = table.join(status_counts(data)).join(summary[SUMMARY_FIGURES]).join(_common_figures(data))
+    table = table.join(status_counts(data)).join(summary[SUMMARY_FIGURES[data.clock]]).join(_common_figures(data))
     table["common_instances"] = table["common_instances"].fillna(0).astype("int64")
     return table.join(_published_agreement(summary)) if "published" in summary else table
 

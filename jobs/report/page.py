@@ -115,7 +115,7 @@ def instance_data(data: ReportData) -> dict:
                    h0=num(rows["h0"]), board=board_index.tolist(), moves=rows["moves"].fillna("").tolist(),
                    size=rows["size"].astype(int).tolist())
     return {"columns": list(columns), "data": list(columns.values()), "lookups": lookups,
-            "boards": boards.tolist(), "goals": goals, "note": note}
+            "boards": boards.tolist(), "goals": goals, "note": note, "headers": {"seconds": data.seconds_label}}
 
 
 def _json_for_script(value) -> str:

@@ -30,7 +30,11 @@ from .data import ReportData
 MAX_POINTS = 20_000
 CURVE_POINTS = 400
 TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
-VALUE_LABELS = {"nodes_generated": "nodes generated", "seconds": "search seconds"}
+
+
+def value_label(data: ReportData, value: str) -> str:
+    """``nodes generated``, or the search seconds with their clock (``search CPU seconds``)."""
+    return "nodes generated" if value == "nodes_generated" else f"search {data.seconds_label}"
 
 
 def colours(data: ReportData) -> dict[str, str]:
@@ -113,7 +117,7 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
     edge = hi * 2
     x = np.where(ok_x, np.maximum(x, lo), edge)
     y = np.where(ok_y, np.maximum(y, lo), edge)
-    label = VALUE_LABELS[value]
+    label = value_label(data, value)
     fig = _figure(name or f"scatter-{value}-{config}", label, f"{base}", f"{config}",
                   x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
     # The title in lines a 460-pixel figure holds whole, read top down: the value, the
@@ -174,12 +178,12 @@ def _curve(values: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
 
 def coverage(data: ReportData, value: str):
     """Share of each configuration's instances solved within N nodes (or T seconds), log x."""
-    label = VALUE_LABELS[value]
+    label = value_label(data, value)
     fig = _figure(f"coverage-{value}", f"instances solved within a number of {label}", label, "share solved",
                   x_log=True, y_range=(0, 1.02), width=940)
     legend = []
     for config, rows in data.rows.groupby("config", sort=False):
-        solved = rows.loc[rows["status"] == "solved", value].to_numpy(float)
+        solved = rows.loc[rows["status"] == "solved", value].dropna().to_numpy(float)  # NaN: time not recorded
         x, y = _curve(np.maximum(solved, 1e-7), len(rows))
         line = fig.step(x, y, mode="after", color=colours(data)[config], line_width=2)
         legend.append((config, [line]))

@@ -31,7 +31,7 @@
     const tr = document.createElement("tr");
     for (const col of SHOWN) {
       const th = document.createElement("th");
-      th.textContent = col; th.dataset.col = col;
+      th.textContent = DATA.headers[col] ?? col; th.dataset.col = col;
       if (col === sortCol) th.className = sortDir > 0 ? "sorted-asc" : "sorted-desc";
       th.addEventListener("click", () => sortBy(col));
       tr.appendChild(th);

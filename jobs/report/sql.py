@@ -2,8 +2,8 @@
 
 ``results`` reads every verified ``results/part-*.parquet`` of the given sweeps in place
 (``read_parquet`` over the file list, ``union_by_name`` so sweeps written before a column
-was added still read; a missing column is null, but ``pruning``, which reads ``parent``
-as :data:`~..schema.ADDED_DEFAULTS` says). Each row already carries its ``sweep``
+was added still read; a missing column is null, even when no part has it, but ``pruning``,
+which reads ``parent`` as :data:`~..schema.ADDED_DEFAULTS` says). Each row already carries its ``sweep``
 name. ``summary`` is every sweep's ``summary.parquet`` with a ``sweep`` column in front,
 when the manifest says it summarises the parts present (else, e.g. for a sweep interrupted
 before its summary was written or whose parts changed since, it is summarised in memory).
@@ -23,11 +23,12 @@ import pyarrow as pa
 from tilesweep.solver.errors import InvalidOptionError
 
 from ..manifest import CorruptPartError
-from ..schema import ADDED_DEFAULTS
+from ..schema import ADDED_COLUMNS, ADDED_DEFAULTS, RESULT_SCHEMA
 from ..summary import summarize
 from .sweeps import Sweep
 
 ALLOW_WRITES = "--allow-writes runs any DuckDB statements with full file access"
+SQL_TYPES = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.float64(): "DOUBLE"}
 
 
 def _literal(text) -> str:
@@ -54,7 +55,9 @@ def _views(con, sweeps: list[Sweep], summary: bool) -> list:
     parent = _literal(ADDED_DEFAULTS["pruning"])
     pruning = (f"* REPLACE (coalesce(pruning, {parent}) AS pruning)" if "pruning" in present
                else f"*, {parent} AS pruning")  # parts from before the column: parent pruning
-    con.execute(f"CREATE VIEW results AS SELECT {pruning} FROM {parts}")
+    absent = [f"NULL::{SQL_TYPES[RESULT_SCHEMA.field(name).type]} AS {name}"
+              for name in ADDED_COLUMNS if name not in present and name != "pruning"]
+    con.execute(f"CREATE VIEW results AS SELECT {', '.join([pruning, *absent])} FROM {parts}")
     if summary:
         selects = [_summary_select(con, i, s) for i, s in enumerate(sweeps)]
         con.execute("CREATE VIEW summary AS " + " UNION ALL BY NAME ".join(sql for sql, _ in selects))
