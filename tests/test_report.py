@@ -189,7 +189,7 @@ def test_compare_section_when_asked(swept, tmp_path):
     html = (tmp_path / "c.html").read_text()
     table = Tables(html).frame("compare")
     assert len(table) == 6 and set(table["cost_diff"]) == {"0"} and set(table["nodes_diff"]) == {"0"}
-    assert "No cost, node or status differences." in html
+    assert "No cost, node or status differences." in html and 'id="changes-data"' not in html
     # one row altered (its part re-recorded): the before/after plot of its configuration marks it
     from tilesweep.jobs.parts import read_part, results_dir, write_part
     from tilesweep.jobs.spec import SweepSpec
@@ -202,6 +202,8 @@ def test_compare_section_when_asked(swept, tmp_path):
                table.set_column(table.schema.get_field_index("nodes_generated"), "nodes_generated",
                                 pa.array(nodes, pa.int64())))
     report = build_report([str(folder), str(again)], str(tmp_path / "c2.html"), with_compare=True)
+    blob = json.loads(re.search(r'id="changes-data">(.*?)</script>', report.path.read_text(), re.S).group(1))
+    assert blob["columns"][:2] == ["kind", "size"] and [len(c) for c in blob["data"]] == [1] * len(blob["columns"])
     config = f"{rows.loc[row, 'algorithm']} {rows.loc[row, 'heuristic']}"
     names = [n for n in report.figures if n.startswith("before-after-")]
     assert len(names) == 12  # nodes and seconds of each of the 6 configurations

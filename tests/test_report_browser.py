@@ -12,7 +12,7 @@ import pytest
 
 from browser import require_chromium
 from polling import wait_for
-from sweeps_local import report_sweep
+from sweeps_local import local_sweep, report_sweep
 from tilesweep.jobs.report.build import build_report
 from tilesweep.jobs.report.export import chromium_driver
 from tilesweep.jobs.results import load_results
@@ -45,6 +45,14 @@ def report(tmp_path_factory):
     return build_report([str(folder)]).path, load_results(folder)
 
 
+def load(driver, path):
+    """Open the report at ``path`` and wait until every plot has painted."""
+    driver.get(path.as_uri())
+    wait_for(lambda: driver.execute_script(
+        "return window.Bokeh && Bokeh.index && [...Bokeh.index.all_views()].length > 0"), what="bokeh views")
+    wait_for(lambda: all(p["painted"] for p in driver.execute_script(PLOTS_JS)), what="painted plots")
+
+
 @pytest.fixture(scope="module")
 def page(report):
     require_chromium()
@@ -52,10 +60,7 @@ def page(report):
     # The network is off for the page: a proxy on a port nothing listens on, for every host.
     args = ("--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
     with chromium_driver(1500, 1200, args=args, logs=("browser", "performance")) as driver:
-        driver.get(path.as_uri())
-        wait_for(lambda: driver.execute_script(
-            "return window.Bokeh && Bokeh.index && [...Bokeh.index.all_views()].length > 0"), what="bokeh views")
-        wait_for(lambda: all(p["painted"] for p in driver.execute_script(PLOTS_JS)), what="painted plots")
+        load(driver, path)
         yield driver, rows
 
 
@@ -218,3 +223,53 @@ def test_the_filter_finds_numbers_as_shown_and_an_unsolved_row_has_nothing_to_pl
     assert in_view  # opened where the reader is, not below the table
     seconds = [r[9] for r in shown_rows(driver)]
     assert all(s[-2:] in ("us", "ms") or s.endswith("s") for s in seconds) and all(len(s) <= 7 for s in seconds)
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """A report comparing 150 8-puzzles solved in full with the same under a 200-node budget
+    (over 200 changed pairs), and that comparison."""
+    out = tmp_path_factory.mktemp("compared")
+    spec = dict(size=3, count=150, seed=4, algorithms=("idastar",), heuristics=("manhattan", "linear-conflict"))
+    full, tight = local_sweep(out, "full", **spec), local_sweep(out, "tight", max_nodes=200, **spec)
+    return build_report([str(full), str(tight)], str(out / "compare.html"), with_compare=True)
+
+
+def changes_shown(driver):
+    return driver.execute_script("""
+        return [...document.querySelectorAll('#compare-changes tbody tr')].map(
+            (tr) => [...tr.children].map((td) => td.textContent));""")
+
+
+def test_every_changed_pair_is_reachable_page_by_page(compared):
+    require_chromium()
+    changes = compared.comparison.changes
+    assert len(changes) > 200
+    with chromium_driver(1280, 1000) as driver:
+        load(driver, compared.path)
+        headers = [th.text.strip(" ▲▼") for th in driver.find_elements("css selector", "#compare-changes thead th")]
+        assert headers == list(changes.columns)
+        seen = []
+        pages = -(-len(changes) // 100)
+        for number in range(1, pages + 1):
+            info = driver.find_element("id", "changes-info").text
+            assert info == f"page {number} of {pages} · {len(changes):,} of {len(changes):,} rows"
+            rows = changes_shown(driver)
+            assert len(rows) == (100 if number < pages else len(changes) - 100 * (pages - 1))
+            seen += rows
+            driver.find_element("id", "changes-next").click()
+        col = headers.index("instance")
+        keys = sorted((r[headers.index("heuristic")], int(r[col])) for r in seen)
+        assert keys == sorted(zip(changes["heuristic"], changes["instance"].astype(int)))
+        box = driver.find_element("id", "changes-filter")
+        box.send_keys("heuristic=linear-conflict")
+        want = int((changes["heuristic"] == "linear-conflict").sum())
+        assert f"{want:,} of {len(changes):,} rows" in driver.find_element("id", "changes-info").text
+        driver.find_element("css selector", "#compare-changes th[data-col='nodes_generated_old']").click()
+        driver.find_element("css selector", "#compare-changes th[data-col='nodes_generated_old']").click()
+        top = changes_shown(driver)[0][headers.index("nodes_generated_old")]
+        lc = changes[changes["heuristic"] == "linear-conflict"]
+        assert top == f"{int(lc['nodes_generated_old'].max()):,}"
+        driver.execute_script("document.getElementById('compare-section').scrollIntoView()")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "compare-changes.png"))

@@ -213,6 +213,18 @@ def test_compare_lists_the_instances_a_weakened_heuristic_changed(tmp_path):
     assert configs.loc[("idastar", "pdb:4-4"), "nodes_diff"] == (differ["algorithm"] == "idastar").sum()
 
 
+def test_compare_text_says_how_many_pairs_changed_and_how_to_get_every_one():
+    from tilesweep.jobs.report.compare import LISTED, Comparison, format_comparison
+    configs = pd.DataFrame({"algorithm": ["idastar"], "heuristic": ["manhattan"], "status_diff": [150]})
+    changes = pd.DataFrame({"kind": "status", "algorithm": "idastar", "heuristic": "manhattan",
+                            "instance": range(150), "status_old": "solved", "status_new": "budget_exceeded"})
+    text = format_comparison(Comparison(configs, changes, 0.05), "table")
+    assert f"changed pairs (150; the first {LISTED} below, --format json lists every one)" in text
+    assert text.rstrip().endswith("... and 50 more (--format json lists every one)")
+    listed = [line for line in text.splitlines() if "budget_exceeded" in line]
+    assert len(listed) == LISTED and listed[-1].split()[3] == str(LISTED - 1)
+
+
 def test_time_and_node_ratios_intervals_and_regression_flag():
     import numpy as np
     rng = np.random.default_rng(1)

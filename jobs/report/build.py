@@ -13,10 +13,8 @@ from ..clocks import DEFAULT as DEFAULT_CLOCK
 from . import plots
 from .compare import Comparison, compare, load_pairs_side
 from .data import ReportData, coverage_table, load
-from .page import SPEC_FIELDS, frame_table, render, sweep_header, table_items
+from .page import SPEC_FIELDS, frame_table, render, script_json, sweep_header, table_data, table_items
 from .sweeps import open_sweeps
-
-COMPARE_ROWS_SHOWN = 200
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, 
             figures[fig.name] = fig
     return result, {"old": old.name, "new": new.name, "threshold": f"{threshold:.0%}", "figures": figures,
                     "configurations": frame_table(result.configurations),
-                    "changes": frame_table(result.changes.head(COMPARE_ROWS_SHOWN)),
+                    "changes_json": script_json(table_data(result.changes)),
                     "change_count": len(result.changes)}
 
 

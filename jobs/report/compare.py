@@ -133,7 +133,7 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed:
     return Comparison(rows, changes, threshold)
 
 
-LISTED = 100  # changed pairs the table format lists; csv and json carry every one
+LISTED = 100  # changed pairs the table format lists; json carries every one (csv: the configurations)
 
 
 def format_comparison(comparison: Comparison, fmt: str) -> str:
@@ -154,5 +154,7 @@ def format_comparison(comparison: Comparison, fmt: str) -> str:
     if changes.empty:
         return text + "\n\nno cost, node or status differences"
     shown = format_frame(changes.head(LISTED), "table")
-    more = f"\n... and {len(changes) - LISTED} more (--format json lists every one)" if len(changes) > LISTED else ""
-    return f"{text}\n\nchanged pairs ({len(changes)}):\n{shown}{more}"
+    if len(changes) <= LISTED:
+        return f"{text}\n\nchanged pairs ({len(changes):,}):\n{shown}"
+    return (f"{text}\n\nchanged pairs ({len(changes):,}; the first {LISTED} below, --format json lists every one):\n"
+            f"{shown}\n... and {len(changes) - LISTED:,} more (--format json lists every one)")

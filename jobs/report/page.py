@@ -81,6 +81,29 @@ def table_items(data: ReportData) -> tuple[np.ndarray | None, str]:
                   f"(a uniform random sample; {len(data.rows):,} runs in all).")
 
 
+def _numbers(series: pd.Series, digits: int | None = None) -> list:
+    """Integers (or floats to ``digits`` significant digits), None where missing."""
+    values = series.to_numpy(float)
+    return [None if math.isnan(v) else (float(f"{v:.{digits}g}") if digits else int(v)) for v in values]
+
+
+def _codes(series: pd.Series) -> tuple[list, list]:
+    """Small integers into a list of the distinct values (decoded by the page's script)."""
+    index, values = pd.factorize(series)
+    return index.tolist(), [v.item() if hasattr(v, "item") else v for v in values]
+
+
+def table_data(frame: pd.DataFrame) -> dict:
+    """``frame`` as the page's tables read it: number columns, text columns as codes."""
+    columns, lookups = {}, {}
+    for name in frame.columns:
+        if pd.api.types.is_numeric_dtype(frame[name]) and not pd.api.types.is_bool_dtype(frame[name]):
+            columns[name] = _numbers(frame[name])
+        else:
+            columns[name], lookups[name] = _codes(frame[name].fillna("").astype(str))
+    return {"columns": list(columns), "data": list(columns.values()), "lookups": lookups}
+
+
 def instance_data(data: ReportData) -> dict:
     """The instance table's rows (with tiles and moves) for the page's script."""
     keep, note = table_items(data)
@@ -97,28 +120,21 @@ def instance_data(data: ReportData) -> dict:
     goals = {f"{s}|{g}": list(goal_tiles(str(g), int(s)))
              for s, g in rows[["size", "goal"]].drop_duplicates().itertuples(index=False)}
 
-    def num(series, digits=None):
-        values = series.to_numpy(float)
-        return [None if math.isnan(v) else (float(f"{v:.{digits}g}") if digits else int(v)) for v in values]
-
-    def codes(series):  # small integers into a list of the distinct values (decoded by the page)
-        index, values = pd.factorize(series)
-        return index.tolist(), [v.item() if hasattr(v, "item") else v for v in values]
-
     columns, lookups = {}, {}
     for name in ("sweep", "algorithm", "heuristic", "status", "reason", "goal"):
         series = (rows["size"].astype(str) + "|" + rows["goal"].astype(str) if name == "goal"
                   else rows["status_reason"].fillna("") if name == "reason" else rows[name])
-        columns[name], lookups[name] = codes(series)
-    columns.update(instance=rows["instance"].astype(int).tolist(), cost=num(rows["cost"]),
-                   nodes=num(rows["nodes_generated"]), ebf=num(rows["ebf"], 5), seconds=num(rows["seconds"], 3),
-                   h0=num(rows["h0"]), board=board_index.tolist(), moves=rows["moves"].fillna("").tolist(),
+        columns[name], lookups[name] = _codes(series)
+    columns.update(instance=rows["instance"].astype(int).tolist(), cost=_numbers(rows["cost"]),
+                   nodes=_numbers(rows["nodes_generated"]), ebf=_numbers(rows["ebf"], 5),
+                   seconds=_numbers(rows["seconds"], 3), h0=_numbers(rows["h0"]), board=board_index.tolist(), moves=rows["moves"].fillna("").tolist(),
                    size=rows["size"].astype(int).tolist())
     return {"columns": list(columns), "data": list(columns.values()), "lookups": lookups,
             "boards": boards.tolist(), "goals": goals, "note": note, "headers": {"seconds": data.seconds_label}}
 
 
-def _json_for_script(value) -> str:
+def script_json(value) -> str:
+    """``value`` as JSON that an inline ``<script>`` element holds safely."""
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
@@ -127,7 +143,7 @@ def render(data: ReportData, figures: dict, context: dict) -> str:
     env = Environment(loader=FileSystemLoader(HERE), autoescape=select_autoescape(["html", "jinja"]))
     template = env.get_template("report.html.jinja")
     variables = {**context, "style": (HERE / "report.css").read_text(), "script": (HERE / "report.js").read_text(),
-                 "instance_json": _json_for_script(instance_data(data)),
+                 "instance_json": script_json(instance_data(data)),
                  "generated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     doc = Document()
     with doc.models.freeze():  # one model-graph walk for all roots instead of one per root

@@ -1,16 +1,9 @@
-// The instance table (sort, filter, pages) and the board replay of the tilesweep report.
-// Moves name the direction the blank travels (U, D, L, R); g, h and f are shown for the
-// heuristics cheap to compute here (manhattan, misplaced, linear-conflict).
+// The report's tables over columnar data (sort, filter, pages): every run, with a board
+// replay, and a comparison's changed pairs. Moves name the direction the blank travels
+// (U, D, L, R); g, h and f are shown for the heuristics cheap to compute here (manhattan,
+// misplaced, linear-conflict).
 (function () {
   "use strict";
-  const DATA = JSON.parse(document.getElementById("instance-data").textContent);
-  const COLS = DATA.columns, COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
-  for (const [col, values] of Object.entries(DATA.lookups))  // codes back to their text
-    DATA.data[COL[col]] = DATA.data[COL[col]].map((k) => values[k]);
-  const SHOWN = ["sweep", "instance", "algorithm", "heuristic", "status", "reason", "cost", "nodes", "ebf", "seconds", "h0"];
-  const N = DATA.data[0].length, PAGE = 25;
-  const value = (row, col) => DATA.data[COL[col]][row];
-  let order = Array.from({length: N}, (_, i) => i), view = order, page = 0, sortCol = null, sortDir = 1;
 
   // Seconds as the summary prints them: three significant digits in us, ms or s
   function duration(v) {
@@ -20,68 +13,98 @@
   }
   const fmt = (col, v) => v === null || v === undefined ? "–" :
     typeof v === "number" ? (col === "seconds" ? duration(v) : col === "ebf" ? v.toFixed(4) : v.toLocaleString("en")) : v;
-  // What the filter searches: each shown cell as the table shows it, and numbers as plain digits too
-  const texts = [];
-  const text = (row) => texts[row] ??= SHOWN.map((c) => {
-    const v = value(row, c);
-    return typeof v === "number" ? `${fmt(c, v)} ${v}` : String(fmt(c, v));
-  }).join(" ").toLowerCase();
 
-  function header() {
-    const tr = document.createElement("tr");
-    for (const col of SHOWN) {
-      const th = document.createElement("th");
-      th.textContent = DATA.headers[col] ?? col; th.dataset.col = col;
-      if (col === sortCol) th.className = sortDir > 0 ? "sorted-asc" : "sorted-desc";
-      th.addEventListener("click", () => sortBy(col));
-      tr.appendChild(th);
-    }
-    const head = document.querySelector("#instances thead");
-    head.replaceChildren(tr);
-  }
+  // A table of the columns `shown` of `data` ({columns, data, lookups}: text columns as codes
+  // into lookups) in the element ids of `ids` (table, filter, prev, next, info), `pageSize`
+  // rows a page; `onRow(row, tr)` runs when a row is clicked. Returns the cell reader.
+  function dataTable(data, shown, ids, pageSize, onRow) {
+    const COL = Object.fromEntries(data.columns.map((c, i) => [c, i]));
+    for (const [col, values] of Object.entries(data.lookups))  // codes back to their text
+      data.data[COL[col]] = data.data[COL[col]].map((k) => values[k]);
+    const N = data.data.length ? data.data[0].length : 0;
+    const value = (row, col) => data.data[COL[col]][row];
+    const element = (name) => document.getElementById(ids[name]);
+    let order = Array.from({length: N}, (_, i) => i), view = order, page = 0, sortCol = null, sortDir = 1;
+    // What the filter searches: each shown cell as the table shows it, and numbers as plain digits too
+    const texts = [];
+    const text = (row) => texts[row] ??= shown.map((c) => {
+      const v = value(row, c);
+      return typeof v === "number" ? `${fmt(c, v)} ${v}` : String(fmt(c, v));
+    }).join(" ").toLowerCase();
 
-  function body() {
-    const pages = Math.max(1, Math.ceil(view.length / PAGE));
-    page = Math.min(page, pages - 1);
-    const rows = view.slice(page * PAGE, (page + 1) * PAGE).map((r) => {
+    function header() {
       const tr = document.createElement("tr");
-      tr.dataset.row = r;
-      for (const col of SHOWN) {
-        const td = document.createElement("td");
-        td.textContent = fmt(col, value(r, col));
-        tr.appendChild(td);
+      for (const col of shown) {
+        const th = document.createElement("th");
+        th.textContent = data.headers?.[col] ?? col; th.dataset.col = col;
+        if (col === sortCol) th.className = sortDir > 0 ? "sorted-asc" : "sorted-desc";
+        th.addEventListener("click", () => sortBy(col));
+        tr.appendChild(th);
       }
-      tr.addEventListener("click", () => openReplay(r, tr));
-      return tr;
-    });
-    document.querySelector("#instances tbody").replaceChildren(...rows);
-    document.getElementById("page-info").textContent =
-      `page ${page + 1} of ${pages} · ${view.length.toLocaleString("en")} of ${N.toLocaleString("en")} rows`;
-  }
+      element("table").querySelector("thead").replaceChildren(tr);
+    }
 
-  function sortBy(col) {
-    sortDir = sortCol === col ? -sortDir : 1;
-    sortCol = col;
-    const c = DATA.data[COL[col]];
-    const key = (v) => (v === null ? Infinity : v);
-    order = order.slice().sort((a, b) => {
-      const x = key(c[a]), y = key(c[b]);
-      return (x < y ? -1 : x > y ? 1 : a - b) * sortDir;
-    });
+    function body() {
+      const pages = Math.max(1, Math.ceil(view.length / pageSize));
+      page = Math.min(page, pages - 1);
+      const rows = view.slice(page * pageSize, (page + 1) * pageSize).map((r) => {
+        const tr = document.createElement("tr");
+        tr.dataset.row = r;
+        for (const col of shown) {
+          const td = document.createElement("td"), v = value(r, col);
+          td.textContent = fmt(col, v);
+          if (typeof v === "string") td.className = "text";
+          tr.appendChild(td);
+        }
+        if (onRow) tr.addEventListener("click", () => onRow(r, tr));
+        return tr;
+      });
+      element("table").querySelector("tbody").replaceChildren(...rows);
+      element("info").textContent =
+        `page ${page + 1} of ${pages} · ${view.length.toLocaleString("en")} of ${N.toLocaleString("en")} rows`;
+    }
+
+    function sortBy(col) {
+      sortDir = sortCol === col ? -sortDir : 1;
+      sortCol = col;
+      const c = data.data[COL[col]];
+      const key = (v) => (v === null ? Infinity : v);
+      order = order.slice().sort((a, b) => {
+        const x = key(c[a]), y = key(c[b]);
+        return (x < y ? -1 : x > y ? 1 : a - b) * sortDir;
+      });
+      applyFilter();
+    }
+
+    // A word matches when the row's text holds it; "col=value" matches one column exactly.
+    function matcher(word) {
+      const [col, want] = word.split("=", 2);
+      if (want !== undefined && col in COL) return (r) => String(value(r, col)).toLowerCase() === want;
+      return (r) => text(r).includes(word);
+    }
+
+    function applyFilter() {
+      const tests = element("filter").value.toLowerCase().split(/\s+/).filter(Boolean).map(matcher);
+      view = tests.length ? order.filter((r) => tests.every((t) => t(r))) : order;
+      header(); body();
+    }
+
+    element("filter").addEventListener("input", () => { page = 0; applyFilter(); });
+    element("prev").addEventListener("click", () => { page = Math.max(0, page - 1); body(); });
+    element("next").addEventListener("click", () => { page += 1; body(); });
     applyFilter();
+    return value;
   }
 
-  // A word matches when the row's text holds it; "col=value" matches one column exactly.
-  function matcher(word) {
-    const [col, want] = word.split("=", 2);
-    if (want !== undefined && col in COL) return (r) => String(value(r, col)).toLowerCase() === want;
-    return (r) => text(r).includes(word);
-  }
-
-  function applyFilter() {
-    const tests = document.getElementById("instance-filter").value.toLowerCase().split(/\s+/).filter(Boolean).map(matcher);
-    view = tests.length ? order.filter((r) => tests.every((t) => t(r))) : order;
-    header(); body();
+  const DATA = JSON.parse(document.getElementById("instance-data").textContent);
+  const SHOWN = ["sweep", "instance", "algorithm", "heuristic", "status", "reason", "cost", "nodes", "ebf", "seconds", "h0"];
+  const value = dataTable(DATA, SHOWN, {table: "instances", filter: "instance-filter", prev: "page-prev",
+                                        next: "page-next", info: "page-info"}, 25, openReplay);
+  const changes = document.getElementById("changes-data");
+  if (changes) {
+    const CHANGES = JSON.parse(changes.textContent);
+    dataTable(CHANGES, CHANGES.columns, {table: "compare-changes", filter: "changes-filter", prev: "changes-prev",
+                                         next: "changes-next", info: "changes-info"}, 100, null);
   }
 
   // --- replay -------------------------------------------------------------------------
@@ -212,8 +235,4 @@
   document.getElementById("replay-forward").addEventListener("click", () => { stop(); go(replay.step + 1); });
   document.getElementById("replay-last").addEventListener("click", () => { stop(); go(replay.moves.length); });
   document.getElementById("replay-play").addEventListener("click", play);
-  document.getElementById("instance-filter").addEventListener("input", () => { page = 0; applyFilter(); });
-  document.getElementById("page-prev").addEventListener("click", () => { page = Math.max(0, page - 1); body(); });
-  document.getElementById("page-next").addEventListener("click", () => { page += 1; body(); });
-  applyFilter();
 })();
