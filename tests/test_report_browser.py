@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
 from browser import require_chromium
 from polling import wait_for
@@ -273,3 +274,52 @@ def test_every_changed_pair_is_reachable_page_by_page(compared):
         driver.execute_script("document.getElementById('compare-section').scrollIntoView()")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(ARTIFACTS / "compare-changes.png"))
+
+
+# The most crowded place of one renderer's points (on screen, to the pixel) and how many share it.
+CROWDED_JS = """
+const [name, state] = arguments;
+const view = [...Bokeh.index.all_views()].find((v) => v.model.type === "Figure" && v.model.name === name);
+const glyph = view.views.find_one(view.model.renderers.find((r) => r.name === state)).glyph;
+const box = view.canvas_view.primary.canvas.getBoundingClientRect();
+const at = new Map();
+for (let i = 0; i < glyph.sx.length; i++) {
+  const key = `${Math.round(glyph.sx[i])},${Math.round(glyph.sy[i])}`;
+  at.set(key, (at.get(key) || 0) + 1);
+}
+const [key, count] = [...at].sort((a, b) => b[1] - a[1])[0];
+const [sx, sy] = key.split(",").map(Number);
+return {x: box.left + sx, y: box.top + sy, count: count};
+"""
+# The text of every tooltip on screen (bokeh draws a tooltip per renderer, each in its own
+# shadow root, stacking in it an entry per point hit).
+TOOLTIPS_JS = """
+const out = [];
+(function walk(root) {
+  for (const el of root.querySelectorAll("*")) {
+    if (el.shadowRoot) walk(el.shadowRoot);
+    if (el.classList.contains("bk-Tooltip") && getComputedStyle(el).display !== "none"
+        && el.getBoundingClientRect().width > 0)
+      out.push(el.shadowRoot.querySelector(".bk-tooltip-content").innerText);
+  }
+})(document);
+return out;
+"""
+
+
+def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count(page):
+    driver, _ = page
+    name = "scatter-nodes_generated-idastar linear-conflict"
+    driver.execute_script("[...Bokeh.index.all_views()].find((v) => v.model.name === arguments[0])"
+                          ".el.scrollIntoView({block: 'center'})", name)
+    spot = driver.execute_script(CROWDED_JS, name, "not solved by one or both")
+    assert spot["count"] > 1, spot  # runs both configurations left unsolved share the corner
+    hover = ActionBuilder(driver)
+    hover.pointer_action.move_to_location(int(spot["x"]), int(spot["y"]))
+    hover.perform()
+    tips = wait_for(lambda: driver.execute_script(TOOLTIPS_JS), what="a tooltip")
+    assert len(tips) == 1 and tips[0].count("instance:\t") == 1, tips  # one entry, not one per point
+    lines = dict(line.split(":\t", 1) for line in tips[0].splitlines() if ":\t" in line)  # label:<tab>value
+    assert int(lines["points here"]) >= spot["count"] and "not solved by one or both" in tips[0]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / "report-hover.png"))

@@ -15,6 +15,7 @@ from bokeh.layouts import column
 from bokeh.models import (
     ColumnDataSource,
     CustomJS,
+    CustomJSHover,
     CustomJSTickFormatter,
     HoverTool,
     Legend,
@@ -50,6 +51,12 @@ for (const [scale, unit] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]])
     if (a >= scale) return +(tick / scale).toPrecision(3) + unit;
 return a >= 0.01 ? String(+tick.toPrecision(3)) : tick.toExponential(0);
 """
+
+
+# A hover shows one point's tooltip (``limit=1``) with the count of points under the pointer:
+# unsolved runs share the edge lines and equal small counts share a place, and a tooltip
+# each stacked dozens of them
+POINTS_HERE = "return special_vars.indices.length.toLocaleString('en')"
 
 
 def _figure(name: str, title: str, x_label: str, y_label: str, x_log=False, y_log=False, **kw):
@@ -132,7 +139,8 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
         fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
     both = ok_x & ok_y
     instance = pairs["instance"].to_numpy("int64")
-    tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}")]
+    tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}"),
+            ("points here", "$index{count}")]
     differ = (both & (pairs[value].to_numpy(float) != pairs[f"{value}_base"].to_numpy(float)) if changed
               else np.zeros_like(both))
     kinds = ((both & ~differ, "#1f77b4", "both solved"), (differ, "#ff7f0e", "both solved, changed"),
@@ -144,7 +152,8 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
                                        base_value=pairs[f"{value}_base"].to_numpy(float)[mask],
                                        value=pairs[value].to_numpy(float)[mask]))
         dots = fig.scatter("x", "y", source=source, size=4, alpha=0.5, color=colour, name=state)
-        fig.add_tools(HoverTool(renderers=[dots], tooltips=tips + [("", state)]))
+        fig.add_tools(HoverTool(renderers=[dots], tooltips=tips + [("", state)], limit=1,
+                                formatters={"$index": CustomJSHover(code=POINTS_HERE)}))
     return fig
 
 
