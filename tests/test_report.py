@@ -180,6 +180,18 @@ def test_scatter_draws_unsolved_runs_on_the_edge(swept):
     assert (np.asarray(unsolved["y"])[lc_unsolved] == edge).all()
 
 
+def test_nodes_by_length_counts_the_unsolved_runs_it_cannot_draw(swept):
+    _, built, _ = swept
+    rows = load_results(swept[0])
+    legend = built.figures["by-length"].legend[0]
+    labels = {item.label["value"] for item in legend.items}
+    over = rows[rows["status"] == "budget_exceeded"].groupby(["algorithm", "heuristic"]).size()
+    assert len(over) > 0
+    expected = {f"{a} {h}" + (f" ({over[a, h]:,} budget_exceeded)" if (a, h) in over.index else "")
+                for a, h in rows[["algorithm", "heuristic"]].drop_duplicates().itertuples(index=False)}
+    assert labels == expected
+
+
 @pytest.mark.slow  # a second sweep and a two-sweep report: ~15 s on a busy machine
 def test_compare_section_when_asked(swept, tmp_path):
     folder, _, _ = swept
