@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import fail, run_guarded
-from tilesweep.commands.options import MaxMemoryOpt, MaxNodesOpt, StoreOpt, TimeLimitOpt
+from tilesweep.commands.options import MaxMemoryOpt, MaxNodesOpt, PluginOpt, StoreOpt, TimeLimitOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -23,6 +23,7 @@ def ui(
     allowed_host: Annotated[Optional[list[str]], typer.Option(
         "--allowed-host", help="Another name the pages may be opened under (repeatable), e.g. this machine's "
         "name behind a proxy; requests naming any other host are refused.")] = None,
+    plugin: PluginOpt = None,
 ) -> None:
     """Serve a local web page: play and solve boards, compare algorithms, watch sweeps.
 
@@ -30,8 +31,11 @@ def ui(
 
     Only requests naming this server's address or an --allowed-host are answered, a POST only from its own pages.
 
-    Example: tilesweep ui --out sweeps --port 8000
+    The heuristics of --plugin files are offered as plugin:NAME (and may go inside max(...)).
+
+    Example: tilesweep ui --out sweeps --port 8000 --plugin examples/heuristics/line_conflicts.py
     """
+    from tilesweep.jobs.plugins import load_files, sources
     from tilesweep.solver.options import whole_number
     from tilesweep.webui import check_host_name, is_loopback, serve
     from tilesweep.webui.solves import Limits
@@ -40,9 +44,10 @@ def ui(
         number = whole_number("port", port, 0)
         if number > 65535:
             raise InvalidOptionError(f"port {number} is out of range; expected 0..65535")
-        return number, whole_number("solvers", solvers, 1), tuple(map(check_host_name, allowed_host or ()))
+        return (number, whole_number("solvers", solvers, 1), tuple(map(check_host_name, allowed_host or ())),
+                sources(load_files(plugin or ())))
 
-    port_number, workers, allowed = run_guarded(check)
+    port_number, workers, allowed, plugins = run_guarded(check)
     defaults = Limits()
     limits = Limits(defaults.max_nodes if max_nodes is None else max_nodes,
                     defaults.time_limit if time_limit is None else time_limit, max_memory)
@@ -55,6 +60,6 @@ def ui(
         typer.echo(f"tilesweep ui: http://{where}:{address[1]}/  (sweeps under {out}; Ctrl-C stops)")
 
     try:
-        serve(host, port_number, out, store, limits, workers, allowed, on_ready=ready)
+        serve(host, port_number, out, store, limits, workers, allowed, on_ready=ready, plugins=plugins)
     except OSError as err:
         fail(f"cannot serve on {host}:{port} ({err.strerror or err}); choose another --host or --port", 1)

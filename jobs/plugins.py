@@ -10,8 +10,9 @@ from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.plugins import PluginError
 
 
-def load_files(paths) -> None:
-    """Register every heuristic of each plugin file in ``paths``."""
+def load_files(paths) -> tuple[str, ...]:
+    """Register every heuristic of each plugin file in ``paths``; return their names."""
+    names = []
     for path in paths:
         file = Path(path)
         if not file.is_file():
@@ -21,7 +22,13 @@ def load_files(paths) -> None:
             source = file.read_text()
         except (OSError, UnicodeDecodeError) as err:
             raise PluginError(f"plugin file {str(path)!r} cannot be read ({err}); expected a Python file") from None
-        plugins.register(source, str(file.resolve()))
+        names += plugins.register(source, str(file.resolve()))
+    return tuple(dict.fromkeys(names))
+
+
+def sources(names) -> tuple[tuple[str, str, str], ...]:
+    """``(name, sha256, source)`` of each registered plugin in ``names``, as :func:`ensure` takes them."""
+    return tuple((p.name, p.sha256, p.source) for p in map(plugins.plugin, names))
 
 
 def used_plugins(heuristics, size: int, goal: tuple[int, ...]) -> tuple[tuple[str, str, str, str], ...]:

@@ -4,6 +4,7 @@ query, self-containment, thinning of large sweeps, the comparison section, bad i
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -121,6 +122,22 @@ def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
     assert 0 < duck["common_instances"].iloc[0] < 60
     for column in duck.columns:
         assert shown[column].map(number).to_numpy() == pytest.approx(duck[column].to_numpy(float)), column
+
+
+def test_plugin_rows_show_their_name_and_heuristic_version(tmp_path):
+    from sweeps_local import local_sweep
+    from tilesweep.solver.plugins import source_sha256
+    plugin = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
+    folder = local_sweep(tmp_path, "plug", size=3, count=6, heuristics=("manhattan", "plugin:manhattan-plugin"),
+                         plugin_files=(str(plugin),))
+    shown = Tables(build_report([str(folder)]).path.read_text()).frame("coverage").set_index("heuristic")
+    assert shown.loc["plugin:manhattan-plugin", "heuristic_version"] == source_sha256(plugin.read_text())[:12]
+    assert shown.loc["manhattan", "heuristic_version"] == ""  # a built-in has none
+    assert shown.loc["plugin:manhattan-plugin", "nodes_mean"] == shown.loc["manhattan", "nodes_mean"]
+
+
+def test_a_report_without_plugins_has_no_version_column(swept):
+    assert "heuristic_version" not in Tables(swept[2]).frame("coverage").columns
 
 
 def test_every_status_in_the_data_gets_a_column(swept):

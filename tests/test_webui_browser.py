@@ -321,3 +321,33 @@ def test_another_sites_page_cannot_drive_the_ui(tmp_path, another_site):
         assert len([line for line in refused if "OPTIONS /api/solve" in line]) == 1  # its preflight
     finally:
         srv.stop()
+
+
+def test_a_plugin_heuristic_from_the_select_and_inside_a_typed_max(tmp_path, browser):
+    """``tilesweep ui --plugin FILE``: its heuristics in the select, a typed ``max(...)`` with one,
+    and the card's heuristic version (the sha256 of the plugin's source)."""
+    from tilesweep.solver import solve as solve_board
+    from tilesweep.solver.plugins import source_sha256
+    plugin = ROOT / "examples" / "heuristics" / "line_conflicts.py"
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--plugin", str(plugin))
+    try:
+        open_play(browser, srv, goal="blank-first")
+        set_board(browser, SEED)
+        assert "plugin:line-conflicts" in [o.get_attribute("value") for o in css(browser, "#heuristic option")]
+        card = solve(browser, "idastar", "plugin:line-conflicts")
+        assert card.get_attribute("data-heuristic") == "plugin:line-conflicts"
+        assert card.get_attribute("data-status") == "solved" and figure(card, "cost") == "22"
+        assert figure(card, "heuristic-version") == source_sha256(plugin.read_text())[:12]
+        builtin = solve(browser, "idastar", "manhattan")
+        assert int(figure(card, "generated").replace(",", "")) < int(figure(builtin, "generated").replace(",", ""))
+        assert not builtin.find_elements("css selector", ".r-heuristic-version")
+        # linear-conflict is never below line-conflicts: the max searches as linear-conflict does
+        typed = "max(plugin:line-conflicts,linear-conflict)"
+        browser.find_element("id", "heuristic-text").send_keys(typed)
+        most = solve(browser, "astar", "manhattan")  # the typed name wins over the select
+        expected = solve_board(Board.parse(SEED), "blank-first", "astar", "linear-conflict")
+        assert most.get_attribute("data-heuristic") == typed and figure(most, "cost") == "22"
+        assert figure(most, "generated") == f"{expected.nodes_generated:,}"
+        screenshot(browser, "play-plugin")
+    finally:
+        srv.stop()

@@ -616,3 +616,45 @@ def test_board_h_under_a_heuristic(server):
 def test_the_favicon_is_served(server):
     status, text = request(server, "GET", "/favicon.ico")
     assert status == 200
+
+
+PLUGIN = ROOT / "examples" / "heuristics" / "manhattan.py"
+HARDEST = "8 6 7 2 5 4 3 0 1"  # the 8-puzzle farthest from blank-last: 31 moves
+
+
+def test_the_servers_plugins_are_offered_and_solve_alone_and_in_a_max(tmp_path):
+    from tilesweep.solver.plugins import source_sha256
+    sha = source_sha256(PLUGIN.read_text())
+    srv = Server(tmp_path / "sweeps", tmp_path / "store", "--plugin", str(PLUGIN))
+    try:
+        choices = {h["name"]: h for h in json.loads(request(srv, "GET", "/api/options?size=3")[1])["heuristics"]}
+        assert choices["plugin:manhattan-plugin"] == {"name": "plugin:manhattan-plugin", "available": True,
+                                                      "version": sha}
+        assert "plugin:twice-manhattan" in choices and "manhattan" in choices
+        mine = solve(srv, tiles=HARDEST, heuristic="plugin:manhattan-plugin")
+        builtin = solve(srv, tiles=HARDEST, heuristic="manhattan")
+        assert (mine["status"], mine["cost"], mine["heuristic"]) == ("solved", 31, "plugin:manhattan-plugin")
+        assert mine["nodes_generated"] == builtin["nodes_generated"]
+        assert (mine["heuristic_version"], builtin["heuristic_version"]) == (sha, None)
+        # linear conflicts are never below Manhattan distance: the max is linear-conflict's search
+        most = solve(srv, tiles=HARDEST, algorithm="astar", heuristic="max(plugin:manhattan-plugin,linear-conflict)")
+        conflicts = solve(srv, tiles=HARDEST, algorithm="astar", heuristic="linear-conflict")
+        assert (most["cost"], most["nodes_generated"]) == (31, conflicts["nodes_generated"])
+        wait_for(lambda: json.loads(request(srv, "GET", "/api/status")[1])["ready"], what="the warm-up")
+        status, text = request(srv, "POST", "/api/board", {"tiles": HARDEST, "heuristic": "plugin:manhattan-plugin"})
+        assert json.loads(text)["h"] == naive.manhattan(Board.parse(HARDEST).tiles, Board.goal(3).tiles)
+    finally:
+        srv.stop()
+
+
+def test_a_plugin_the_server_was_not_given_is_the_clis_one_line(server):
+    import subprocess
+
+    from program import CLI
+    status, text = request(server, "POST", "/api/solve", {"tiles": HARDEST, "heuristic": "plugin:manhattan-plugin"})
+    # a process of its own: this one may hold the plugin, registered by another test
+    cli = subprocess.run([*CLI, "solve", HARDEST, "-H", "plugin:manhattan-plugin"], capture_output=True, text=True)
+    assert status == 400 and cli.returncode == 2 and text.strip() == cli.stderr.strip()
+    result = CliRunner().invoke(app, ["ui", "--plugin", "missing.py"])
+    assert result.exit_code == 2 and result.stderr == ("error: plugin file 'missing.py' does not exist; expected a "
+                                                        "Python file defining HEURISTICS\n")

@@ -24,14 +24,14 @@ __all__ = ["check_host_name", "is_loopback", "serve"]
 
 
 async def _serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
-                 allowed_hosts, on_ready) -> None:
+                 allowed_hosts, on_ready, plugins) -> None:
     from .app import DRAIN_LIMIT, make_app
     from .solves import SolvePool
 
     sockets = bind_sockets(port, host)  # first: a port in use fails before any worker starts
-    pool = SolvePool(solvers, store)
+    pool = SolvePool(solvers, store, plugins)
     try:
-        app = make_app(out, store, limits, pool, HostPolicy.for_server(host, allowed_hosts))
+        app = make_app(out, store, limits, pool, HostPolicy.for_server(host, allowed_hosts), plugins)
         server = HTTPServer(app, max_body_size=DRAIN_LIMIT)
         server.add_sockets(sockets)
         on_ready(sockets[0].getsockname()[:2])
@@ -44,17 +44,19 @@ async def _serve(host: str, port: int, out: str, store: str | None, limits, solv
 
 
 def serve(host: str, port: int, out: str, store: str | None, limits, solvers: int,
-          allowed_hosts=(), on_ready=lambda address: None) -> None:
+          allowed_hosts=(), on_ready=lambda address: None, plugins=()) -> None:
     """Serve the UI on ``host:port`` (0: any free port) until Ctrl-C or SIGTERM; solves run in
     ``solvers`` processes within ``limits`` (:class:`webui.solves.Limits`); requests naming
     ``host`` or one of ``allowed_hosts`` are answered (:class:`webui.guard.HostPolicy`);
-    ``on_ready((host, port))`` is called once the socket listens."""
+    ``on_ready((host, port))`` is called once the socket listens. ``plugins``: the
+    ``(name, sha256, source)`` of the plugin heuristics the page offers (registered in
+    this process already; each solver process registers them too)."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     log = logging.getLogger("tilesweep.webui")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
-        asyncio.run(_serve(host, port, out, store, limits, solvers, allowed_hosts, on_ready))
+        asyncio.run(_serve(host, port, out, store, limits, solvers, allowed_hosts, on_ready, plugins))
     except KeyboardInterrupt:
         pass

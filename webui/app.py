@@ -191,7 +191,7 @@ class OptionsHandler(Handler):
         goal = self.arg("goal", "blank-last")
         store = self.settings["store"]
         self.write({"sizes": solves.SIZES, "goals": solves.GOALS, "algorithms": ALGORITHMS,
-                    "heuristics": solves.heuristic_choices(size, goal, store),
+                    "heuristics": solves.heuristic_choices(size, goal, store, self.settings["plugins"]),
                     "optimal": OPTIMAL, "max_nodes": self.settings["limits"].max_nodes,
                     "time_limit": self.settings["limits"].time_limit, "statuses": STATUSES,
                     "ready": self.settings["pool"].ready})
@@ -307,9 +307,10 @@ class OutFileHandler(StaticFileHandler, Handler):
 
 
 def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: SolvePool,
-             hosts: HostPolicy) -> Application:
+             hosts: HostPolicy, plugins=()) -> Application:
     """The tornado application; ``pool`` runs the solves within ``limits``; ``hosts`` names the
-    ``Host`` headers it answers."""
+    ``Host`` headers it answers; ``plugins`` (``(name, sha256, source)``) are the plugin
+    heuristics it offers."""
     out = Path(out).absolute()
     return GuardedApplication([
         (r"/", PageHandler, {"page": "play.html"}),
@@ -327,4 +328,5 @@ def make_app(out: str | os.PathLike, store: str | None, limits: Limits, pool: So
         (r"/api/sweeps/([^/]+)", SweepHandler),
         (r"/api/sweeps/([^/]+)/results.parquet", ResultsDownloadHandler),
     ], default_handler_class=DefaultHandler, out=out, store=store, limits=limits, pool=pool, hosts=hosts,
+        plugins=tuple(plugins),
         static_hash_cache=False, template_path=str(STATIC), template_whitespace="all")

@@ -30,6 +30,7 @@ from tilesweep.solver.board import goal_label, goal_tiles, is_solvable, parity_r
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
 from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import whole_number
+from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limit, resolve_goal
 
 SIZES = (3, 4)  # the boards the page offers
@@ -207,8 +208,9 @@ def check_tables(req: SolveRequest, store: str | None) -> None:
                                  f"({', '.join(missing)}); run `{build_command(req.heuristic, req.size, req.goal, store)}`")
 
 
-def heuristic_choices(size: int, goal_name: str, store: str | None) -> list[dict]:
-    """Every heuristic the CLI offers for ``size``, with whether its tables are in the store."""
+def heuristic_choices(size: int, goal_name: str, store: str | None, plugins=()) -> list[dict]:
+    """Every heuristic the CLI offers for ``size``, with whether its tables are in the store,
+    then the ``plugins`` (``(name, sha256, source)``) as ``plugin:NAME`` with their ``version``."""
     goal = resolve_goal(goal_name, size)
     choices = []
     for name in heuristic_names(size):
@@ -221,7 +223,7 @@ def heuristic_choices(size: int, goal_name: str, store: str | None) -> list[dict
         if missing:
             entry["why"] = f"not built; run {build_command(name, size, goal, store)}"
         choices.append(entry)
-    return choices
+    return choices + [{"name": PREFIX + name, "available": True, "version": sha} for name, sha, _ in plugins]
 
 
 # --- the pool ------------------------------------------------------------------------------
@@ -233,8 +235,9 @@ def run_solve(req: SolveRequest, store: str | None) -> dict:
     spec = parse_heuristic(req.heuristic, req.size, req.goal)
     tables = _tables(spec, req.size, req.goal, store)
     board = Board(req.tiles, req.size)
-    result = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit,
-                   req.max_memory).to_dict()
+    solved = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit, req.max_memory)
+    result = solved.to_dict()
+    result["heuristic_version"] = solved.extra.get("heuristic_version")  # a plugin's source sha256
     result["reason"] = parity_reason(board.tiles, req.goal, board.size)
     result["worker"] = os.getpid()  # a cancelled solve's process is replaced: a new pid
     if result["status"] == "solved" and req.algorithm in INFORMED:
@@ -253,9 +256,11 @@ def warm_kernels() -> None:
         h_along(Board(goal, 3), goal, "", parse_heuristic("manhattan", 3, goal))
 
 
-def _load_when_ready(warmed, loaded) -> None:
-    """A worker's start: wait for the server's warm-up (``warmed``), then load the kernels it
-    compiled (a worker killed by a cancel meanwhile throws no compile away) and set ``loaded``."""
+def _load_when_ready(warmed, loaded, plugins) -> None:
+    """A worker's start: register the server's ``plugins``, wait for its warm-up (``warmed``),
+    then load the kernels it compiled (a worker killed by a cancel meanwhile throws no compile
+    away) and set ``loaded``."""
+    ensure_plugins(plugins)
     warmed.wait()
     warm_kernels()
     loaded.set()
@@ -274,7 +279,7 @@ class SolvePool:
     """At most ``workers`` solves at a time in worker processes, at most ``queue`` waiting;
     the kernels warmed at the start, in a process of their own."""
 
-    def __init__(self, workers: int, store: str | None, queue: int = 32):
+    def __init__(self, workers: int, store: str | None, plugins=(), queue: int = 32):
         self.store, self.queue, self.workers = store, queue, workers
         self.tickets: dict[str, object] = {}  # futures of waiting or running solves, oldest first
         context = multiprocessing.get_context("spawn")
@@ -285,7 +290,7 @@ class SolvePool:
                                       name="tilesweep-ui-warm")
         self.warmer.start()
         self.pool = ProcessPool(max_workers=workers, initializer=_load_when_ready,
-                                initargs=(self._warmed, self._loaded),
+                                initargs=(self._warmed, self._loaded, tuple(plugins)),
                                 context=context)
         self.pool.schedule(os.getpid)  # pebble starts its workers with a first task: now, not at the first solve
 

@@ -79,9 +79,11 @@ def _labels(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
 
 
 def _read_rows(con, clock: str) -> pd.DataFrame:
-    """The report's columns of every row, ``seconds`` by ``clock``; text columns as
-    categoricals (fast to group)."""
-    table = con.sql(f"SELECT {ROW_COLUMNS.format(seconds=CLOCK_COLUMNS[clock])} FROM results").to_arrow_table()
+    """The report's columns of every row, ``seconds`` by ``clock``, with the first 12
+    characters of a plugin heuristic's ``heuristic_version`` (null in older parts); text
+    columns as categoricals (fast to group)."""
+    columns = ROW_COLUMNS.format(seconds=CLOCK_COLUMNS[clock])
+    table = con.sql(f"SELECT {columns}, left(heuristic_version, 12) AS heuristic_version FROM results").to_arrow_table()
     for i, column in enumerate(table.schema):
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             table = table.set_column(i, column.name, pc.dictionary_encode(table.column(i)))
@@ -165,9 +167,12 @@ def _common_figures(data: ReportData) -> pd.DataFrame:
 def coverage_table(data: ReportData) -> pd.DataFrame:
     """Per configuration: rows, status counts, :func:`summarize`'s figures over solved rows,
     and mean / geometric mean / median nodes over the commonly solved instances (a pruning
-    column only when the rows hold several)."""
+    column only when the rows hold several; a plugin heuristic's version when any has one:
+    a configuration's rows share one, since a sweep refuses to mix two)."""
     first = data.rows.drop_duplicates("config").set_index("config")
-    keys = ["size", "algorithm", "heuristic"] + (["pruning"] if data.rows["pruning"].nunique() > 1 else [])
+    keys = ["size", "algorithm", "heuristic"] + (["heuristic_version"] if data.rows["heuristic_version"].notna().any()
+                                                 else [])
+    keys += ["pruning"] if data.rows["pruning"].nunique() > 1 else []
     table = first.loc[data.configs, keys + (["sweep"] if "sweep" in data.config_keys else [])]
     table.insert(len(table.columns), "instances", data.rows.groupby("config").size().reindex(data.configs))
     summary = _summary(data)

@@ -288,6 +288,8 @@ class SolveCard {
                   ["h0", fmtInt(r.h0), "h0"], ["search CPU time", fmtSeconds(r.cpu_seconds), "cpu-seconds"],
                   ["search wall time", fmtSeconds(r.seconds), "seconds"]];
     if (r.max_depth !== null && r.max_depth !== undefined) rows.push(["max depth", fmtInt(r.max_depth), "max-depth"]);
+    // a plugin heuristic: the sha256 of its source (the heuristic_version of a sweep's rows)
+    if (r.heuristic_version) rows.push(["heuristic version", r.heuristic_version.slice(0, 12), "heuristic-version"]);
     this.body.append(el("table", {class: "figures"},
       rows.map(([label, value, key]) => el("tr", {}, el("th", {}, label), el("td", {class: `r-${key}`}, value)))));
     if (r.iterations && r.iterations.length) this.body.append(iterationTable(r.iterations));
