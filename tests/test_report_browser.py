@@ -323,3 +323,70 @@ def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count
     assert int(lines["points here"]) >= spot["count"] and "not solved by one or both" in tips[0]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(ARTIFACTS / "report-hover.png"))
+
+
+# Per section holding plots: its width, and the left and right edges its plots reach; per legend of
+# the coverage and length plots, its box and the plot frame's (bokeh's own views).
+LAYOUT_JS = """
+const sections = {};
+for (const div of document.querySelectorAll("[data-root-id]")) {
+  const section = div.closest("section"), box = section.getBoundingClientRect();
+  const plot = div.firstElementChild.getBoundingClientRect();
+  const s = sections[section.id] ??= {width: section.clientWidth, left: box.left, reach: 0};
+  s.reach = Math.max(s.reach, plot.right - box.left);
+}
+const legends = [];
+for (const view of Bokeh.index.all_views()) {
+  if (view.model.type !== "Figure" || !/^(coverage|by-length)/.test(view.model.name)) continue;
+  const legend = view.views.find_one(view.model.right.find((m) => m.type === "Legend"));
+  legends.push({name: view.model.name, frame: view.frame.bbox.x1, legend: legend.bbox.x0,
+                items: view.model.right.find((m) => m.type === "Legend").items.length});
+}
+return {sections: sections, legends: legends, overflow: document.documentElement.scrollWidth - window.innerWidth};
+"""
+
+
+@pytest.fixture(scope="module")
+def nine(tmp_path_factory):
+    """A report of 9 configurations: A* and IDA* with four heuristics, and BFS, on 8-puzzles."""
+    out = tmp_path_factory.mktemp("nine")
+    folder = local_sweep(out, "nine", size=3, count=30, seed=9, algorithms=("astar", "idastar", "bfs"),
+                         heuristics=("manhattan", "linear-conflict", "misplaced", "walking-distance"), max_nodes=3000)
+    return build_report([str(folder)]).path
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_plots_use_the_page_width_and_nine_legends_stay_outside_the_curves(nine, width):
+    require_chromium()
+    with chromium_driver(width, 1000) as driver:
+        load(driver, nine)
+        layout = driver.execute_script(LAYOUT_JS)
+        assert layout["overflow"] <= 0, layout  # nothing wider than the window
+        for section, s in layout["sections"].items():
+            assert s["reach"] >= 0.97 * s["width"], (section, s)  # the plots reach the right edge
+        assert {lg["name"] for lg in layout["legends"]} == {"by-length", "coverage-nodes_generated",
+                                                            "coverage-seconds"}
+        for lg in layout["legends"]:
+            assert lg["items"] == 9 and lg["legend"] >= lg["frame"], lg  # beside the frame, not over it
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for section in ("scatter-section", "curves-section", "length-section"):
+            driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", section)
+            driver.save_screenshot(str(ARTIFACTS / f"nine-{section}-{width}.png"))
+
+
+@pytest.mark.parametrize("start, end, ticks", [
+    (60, 3500, [100, 200, 500, 1000, 2000]),  # under two decades bokeh's own ticks go linear: 500, 1k, ..., 3.5k
+    (2e-6, 2e-3, [1e-5, 1e-4, 1e-3]),
+    (1.7e6, 3.9e6, [2e6, 3e6]),
+    (250, 1800, [300, 500, 1000]),
+    (2.01e6, 2.07e6, [2.02e6, 2.04e6, 2.06e6]),  # a sliver of a decade: linear
+    (1, 1e12, [1, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12]),
+])
+def test_log_axis_ticks_are_round_and_few(page, start, end, ticks):
+    """The log axes' tick places, as the browser computes them: round multiples of powers of ten,
+    spread over the range, so labels neither crowd one end nor leave the other bare."""
+    from tilesweep.jobs.report.plots import LOG_TICKS
+    driver, _ = page
+    got = driver.execute_script(f"return (function (cb_data) {{ {LOG_TICKS} }})(arguments[0]);",
+                                {"start": start, "end": end})
+    assert got == pytest.approx(ticks, rel=1e-9)

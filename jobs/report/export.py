@@ -79,6 +79,7 @@ def export_figures(figures: dict, folder: str | Path, fmt: str = "png") -> list[
         for name, plot in plots_of(figures).items():
             path = folder / f"{_file_name(name)}.{fmt}"
             plot.toolbar_location = None
+            plot.sizing_mode = "fixed"  # its own width, not the page's
             if fmt == "svg":
                 plot.output_backend = "svg"
                 export_svg(plot, filename=str(path), webdriver=driver)

@@ -16,6 +16,7 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJS,
     CustomJSHover,
+    CustomJSTicker,
     CustomJSTickFormatter,
     HoverTool,
     Legend,
@@ -59,13 +60,43 @@ return a >= 0.01 ? String(+tick.toPrecision(3)) : tick.toExponential(0);
 POINTS_HERE = "return special_vars.indices.length.toLocaleString('en')"
 
 
+# Log-axis ticks at round multiples of each power of ten, fewer the wider the range: bokeh's own
+# LogTicker turns linear under two decades (500, 1k, ..., 3.5k), which crowds the top of the axis
+LOG_TICKS = """
+const {start, end} = cb_data, span = Math.log10(end / start);
+const mantissas = span > 2 ? [1] : span > 1 ? [1, 2, 5] : span > 0.6 ? [1, 2, 3, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const step = span > 2 ? Math.ceil(span / 8) : 1, ticks = [];
+for (let e = Math.floor(Math.log10(start) / step) * step; e <= Math.ceil(Math.log10(end)); e += step)
+    for (const m of mantissas) {
+        const tick = +(m * 10 ** e).toPrecision(12);
+        if (tick >= start && tick <= end) ticks.push(tick);
+    }
+if (ticks.length >= 2) return ticks;
+const unit = 10 ** Math.floor(Math.log10((end - start) / 4));  // a narrow range: linear ticks
+const size = [1, 2, 5, 10].map((m) => m * unit).find((d) => (end - start) / d <= 4);
+const linear = [];
+for (let t = Math.ceil(start / size) * size; t <= end; t += size) linear.push(+t.toPrecision(12));
+return linear;
+"""
+LOG_MINOR_TICKS = """
+const {start, end} = cb_data, ticks = [];
+if (Math.log10(end / start) > 5) return ticks;
+for (let e = Math.floor(Math.log10(start)); e <= Math.ceil(Math.log10(end)); e++)
+    for (let m = 1; m <= 9; m++) { const t = m * 10 ** e; if (t >= start && t <= end) ticks.push(t); }
+return ticks;
+"""
+
+
 def _figure(name: str, title: str, x_label: str, y_label: str, x_log=False, y_log=False, **kw):
+    """A figure as wide as its place on the page (``width``: its width as a file, ``--figures``)."""
     fig = figure(name=name, title=title, width=kw.pop("width", 460), height=kw.pop("height", 400), tools=TOOLS,
-                 x_axis_type="log" if x_log else "linear", y_axis_type="log" if y_log else "linear", **kw)
+                 sizing_mode="stretch_width", x_axis_type="log" if x_log else "linear",
+                 y_axis_type="log" if y_log else "linear", **kw)
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
     for log, axis in ((x_log, fig.xaxis), (y_log, fig.yaxis)):
         if log:
             axis.formatter = CustomJSTickFormatter(code=COMPACT_TICKS)
+            axis.ticker = CustomJSTicker(major_code=LOG_TICKS, minor_code=LOG_MINOR_TICKS)
     fig.toolbar.logo = None
     return fig
 
@@ -284,4 +315,4 @@ def iterations(data: ReportData):
                 if (d.key[j] === key) { bound.push(d.bound[j]); nodes.push(d.nodes[j]); }
             shown[i].data = {bound: bound, nodes: nodes};
         }"""))
-    return column(select, fig, name="iterations-panel"), bool(keys)
+    return column(select, fig, name="iterations-panel", sizing_mode="stretch_width"), bool(keys)
