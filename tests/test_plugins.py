@@ -136,3 +136,41 @@ def test_the_line_conflicts_example_lies_between_manhattan_and_linear_conflict_a
     assert (h["manhattan"] < h["plugin:line-conflicts"]).any()
     found = check_heuristic("plugin:line-conflicts", 3, goal)
     assert found.admissible and found.consistent
+
+
+def korf_taylor_values(boards, size: int, goal) -> dict:
+    """h of each row of ``boards`` under plugin:korf-taylor and the heuristics it builds on."""
+    from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+    from tilesweep.solver.search import heuristic_values
+    load_files([EXAMPLE.parent / "line_conflicts.py", EXAMPLE.parent / "korf_taylor.py"])
+    return {name: heuristic_values(boards, size, kernel_heuristic(parse_heuristic(name, size, goal), size, goal))
+            for name in ("manhattan", "plugin:line-conflicts", "plugin:korf-taylor")}
+
+
+def test_the_korf_taylor_example_is_below_korf100s_optimal_lengths_and_above_line_conflicts():
+    import numpy as np
+
+    from tilesweep.jobs.published import published_figures
+    from tilesweep.jobs.sources import BUNDLED
+    from tilesweep.solver.board import goal_tiles
+    published = published_figures(BUNDLED["korf100"].file)
+    boards = np.array([p.tiles for p in published.values()], dtype=np.int8)
+    h = korf_taylor_values(boards, 4, goal_tiles("blank-first", 4))
+    lengths = np.array([p.length for p in published.values()])
+    assert len(boards) == 100 and (h["plugin:korf-taylor"] <= lengths).all()
+    assert (h["plugin:line-conflicts"] <= h["plugin:korf-taylor"]).all()
+    assert (h["plugin:line-conflicts"] < h["plugin:korf-taylor"]).sum() > 10
+
+
+@pytest.mark.slow  # every 8-puzzle board, for each goal
+@pytest.mark.parametrize("goal_name", ["blank-last", "blank-first"])
+def test_the_korf_taylor_example_is_admissible_on_every_8_puzzle(goal_name):
+    from tilesweep.jobs.check import check_heuristic, exact_distances
+    from tilesweep.solver.board import goal_tiles
+    goal = goal_tiles(goal_name, 3)
+    boards, _ = exact_distances(3, goal)
+    h = korf_taylor_values(boards, 3, goal)
+    assert (h["plugin:line-conflicts"] <= h["plugin:korf-taylor"]).all()
+    assert h["plugin:korf-taylor"].mean() > h["plugin:line-conflicts"].mean() + 0.5
+    found = check_heuristic("plugin:korf-taylor", 3, goal)
+    assert found.admissible and not found.consistent  # the corner and last-move terms may jump by 3
