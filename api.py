@@ -53,7 +53,8 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                  store: str | Path | None = None, scheduler: str | None = None, scheduler_file: str | None = None,
                  workers: int | None = None, cluster: str | None = None, jobs: int | None = None,
                  max_jobs: int | None = None, cluster_options: Sequence[str] | dict = (),
-                 parallel_above: int | None = None, worker_wait: float | None = None) -> "Sweep":
+                 parallel_above: int | None = None, worker_wait: float | None = None,
+                 cpu_time_limit: float | None = None) -> "Sweep":
     """Define (validate, name) a sweep as ``tilesweep sweep`` does, without running it.
 
     Parameters
@@ -61,7 +62,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
     spec_file
         A TOML sweep spec (``docs/sweep-spec.md``); the keywords given override it.
     size, goal, count, seed, instances, algorithms, heuristics, plugins, out, name, chunk_size,
-    max_nodes, time_limit, max_memory, prune
+    max_nodes, time_limit, cpu_time_limit, max_memory, prune
         What the sweep solves: the options of ``tilesweep sweep`` of the same names
         (``algorithms``, ``heuristics`` and ``plugins`` take one name or a list). They
         decide its rows, so they make its folder ``out/name``.
@@ -87,7 +88,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                    max_memory=max_memory, prune=prune, store=None if store is None else str(store),
                    scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
                    jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
-                   parallel_above=parallel_above, worker_wait=worker_wait)
+                   parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit)
     spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
     return Sweep(spec, where)
 
@@ -235,7 +236,8 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
                 algorithm: str = "idastar", heuristic: str = "manhattan", plugins: str | Path | Sequence = (),
                 store: str | Path | None = None, build: bool = True, max_nodes: int | None = None,
                 time_limit: float | None = None, max_memory: int | None = None, prune: str = "parent",
-                on_build: Callable[[tuple[int, ...]], None] | None = None) -> SolveResult:
+                on_build: Callable[[tuple[int, ...]], None] | None = None,
+                cpu_time_limit: float | None = None) -> SolveResult:
     """Solve one board optimally, as ``tilesweep solve`` does.
 
     ``tiles`` is a :class:`~tilesweep.solver.Board`, its text (``"8 6 7 2 5 4 3 0 1"``,
@@ -243,7 +245,8 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
     ``heuristic`` may name (``plugin:NAME``); a ``pdb:`` heuristic's tables are built into
     ``store`` on first use unless ``build`` is off (``on_build(group)`` hears of each).
     A* and BFS/DFS may fill 3/4 of the memory this process may use unless ``max_memory``
-    (bytes) says otherwise.
+    (bytes) says otherwise. ``time_limit`` is in wall seconds, ``cpu_time_limit`` (instead)
+    in seconds of the solving thread's CPU time.
 
     Returns a :class:`~tilesweep.solver.SolveResult` (``status``, ``cost``, ``moves``,
     ``nodes_generated``, ... and ``to_dict()``). Raises :class:`TilesweepError` with the
@@ -258,7 +261,8 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
     load_automaton(prune, board.size, store)
     from tilesweep.cluster.memory import default_budget
     memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
-    result = solve(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune)
+    result = solve(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune,
+                   cpu_time_limit=cpu_time_limit)
     if result.status_reason == "heuristic":
         raise InvalidOptionError(f"heuristic {heuristic!r} returned a negative h on a board of this search; "
                                  "expected h >= 0")

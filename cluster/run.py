@@ -218,7 +218,7 @@ def killed_rows(job: ChunkJob, err: BaseException) -> pa.Table:
     (index, tiles), ((algorithm, heuristic),) = next(iter(job.instances)), job.combos
     base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": Board(tiles, job.size).text(),
             "goal": goal_label(job.goal), "max_nodes": job.max_nodes, "time_limit": job.time_limit,
-            "max_memory": job.max_memory}
+            "max_memory": job.max_memory, "cpu_time_limit": job.cpu_time_limit}
     message = (f"the worker process running this solve died, {err.allowed_failures + 1} times "
                f"(last on {err.last_worker.address}): killed by its nanny for memory, by a signal, "
                "or by a crash; see that worker's log")

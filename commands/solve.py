@@ -10,6 +10,7 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
     HEURISTIC_NAMES,
+    CpuTimeLimitOpt,
     GoalOpt,
     MaxMemoryOpt,
     MaxNodesOpt,
@@ -47,7 +48,8 @@ def _limits(result) -> str:
     return ", ".join([
         "no node limit" if result.max_nodes is None else f"{result.max_nodes:,} nodes",
         *([] if result.max_memory is None else [f"{result.max_memory / 2**30:.1f} GiB of boards"]),
-        "no time limit" if result.time_limit is None else f"{result.time_limit:g} seconds"])
+        f"{result.cpu_time_limit:g} CPU seconds" if result.cpu_time_limit is not None
+        else "no time limit" if result.time_limit is None else f"{result.time_limit:g} seconds"])
 
 
 def _print_solution(result, board, goal, trace: bool) -> None:
@@ -89,6 +91,7 @@ def solve(
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
+    cpu_time_limit: CpuTimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     prune: PruneOpt = "parent",
     plugin: PluginOpt = None,
@@ -129,7 +132,7 @@ def solve(
         return board, goal_t, solve_board(board, goal=goal_t, algorithm=algorithm, heuristic=heuristic,
                                           store=store, build=not no_build, max_nodes=max_nodes,
                                           time_limit=time_limit, max_memory=max_memory, prune=prune,
-                                          on_build=announce_build(board.size))
+                                          on_build=announce_build(board.size), cpu_time_limit=cpu_time_limit)
 
     def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
         from tilesweep.cluster.connect import connect, scheduler_address
@@ -141,7 +144,7 @@ def solve(
         with connect(scheduler, workers) as client:
             runner = dask_runner(client, store, depth, complete_last_iteration)
             return solve_search(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
-                                split=runner)
+                                split=runner, cpu_time_limit=cpu_time_limit)
 
     board, goal_t, result = run_guarded(action)
     if as_json:

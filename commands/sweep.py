@@ -16,6 +16,7 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
     HEURISTIC_NAMES,
+    CpuTimeLimitOpt,
     FormatOpt,
     MaxMemoryOpt,
     PluginOpt,
@@ -61,6 +62,7 @@ def sweep(
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
     max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
+    cpu_time_limit: CpuTimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", parser=typed("cluster"), help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install 'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
@@ -87,6 +89,7 @@ def sweep(
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes, chunk_size=chunk_size,
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
+                   cpu_time_limit=cpu_time_limit,
                    worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
                    cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
 

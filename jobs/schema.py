@@ -10,7 +10,8 @@ paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`
 ``heuristic_version`` is the sha256 of a plugin heuristic's source (of each plugin of a
 ``max``, joined by ``+``), null for the built-in heuristics. ``seconds`` is a solve's wall
 time, ``cpu_seconds`` the CPU time of the thread that solved it (null in parts written
-before the column: unknown, never 0).
+before the column: unknown, never 0); ``cpu_time_limit`` the limit in seconds of that CPU
+time the row ran under (null: none; a row has a ``time_limit`` or a ``cpu_time_limit``).
 
 Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
 format that has it). A part written before a column existed still reads: the column
@@ -55,6 +56,7 @@ RESULT_SCHEMA = pa.schema([
     ("pruning", pa.string()),
     ("heuristic_version", pa.string()),
     ("cpu_seconds", pa.float64()),
+    ("cpu_time_limit", pa.float64()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
@@ -64,7 +66,7 @@ TIMING_COLUMNS = ("seconds", "worker", "max_memory", "cpu_seconds")
 ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # tilesweep 0.3
                  "pruning",  # tilesweep 0.4
                  "heuristic_version",
-                 "cpu_seconds")
+                 "cpu_seconds", "cpu_time_limit")
 # What an added column means in a part written before it: rows before ``pruning`` all
 # used parent pruning; the other columns are unknown (null).
 ADDED_DEFAULTS = {"pruning": "parent"}

@@ -24,7 +24,7 @@ from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.options import MAX_NODES, check_size, parse_seconds, whole_number
-from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_memory, check_time_limit, check_time_limits
 
 from .plugins import load_files, used_plugins
 from .sources import InstanceSource, file_instances_info
@@ -33,7 +33,7 @@ SPEC_VERSION = 1
 DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
                 chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None,
-                prune="parent", plugin_files=())
+                prune="parent", plugin_files=(), cpu_time_limit=None)
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
@@ -41,6 +41,7 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "name": "name", "out": "out", "store": "store", "scheduler": "scheduler",
              "scheduler-file": "scheduler_file", "scheduler_file": "scheduler_file",
              "workers": "workers", "time-limit": "time_limit", "time_limit": "time_limit",
+             "cpu-time-limit": "cpu_time_limit", "cpu_time_limit": "cpu_time_limit",
              "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
              "parallel-above": "parallel_above", "parallel_above": "parallel_above",
              "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
@@ -51,7 +52,7 @@ RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "c
             "cluster_options", "scheduler_file")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
 CLUSTER_KINDS = ("local", "slurm", "pbs", "sge")
-OPTIONAL_LIMITS = ("time_limit", "max_memory")
+OPTIONAL_LIMITS = ("time_limit", "max_memory", "cpu_time_limit")
 
 
 # Limits a sweep is checked against before any work. A billion instances is 28 CPU hours
@@ -95,7 +96,8 @@ def parse_chunk_size(value) -> int | str:
 OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "seed": _whole("seed", 0),
                   "max_nodes": _whole("max-nodes", 1, MAX_NODES), "chunk_size": parse_chunk_size,
                   "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1, MAX_NODES),
-                  "time_limit": check_time_limit, "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
+                  "time_limit": check_time_limit,
+                  "cpu_time_limit": lambda value: check_time_limit(value, "cpu-time-limit"), "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
                   "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
                   "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
                   "cluster_options": parse_cluster_options}
@@ -148,6 +150,7 @@ class SweepSpec:
     # (name, source sha256, source, file) of each plugin heuristic used: the source goes to
     # the workers with the tasks; the name and hash are part of the identity
     plugins: tuple[tuple[str, str, str, str], ...] = ()
+    cpu_time_limit: float | None = None  # seconds of the solving thread's CPU time (or time_limit: wall)
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -214,6 +217,8 @@ class SweepSpec:
             args += ["--max-nodes", str(self.max_nodes)]
         if self.time_limit is not None:
             args += ["--time-limit", repr(self.time_limit)]
+        if self.cpu_time_limit is not None:
+            args += ["--cpu-time-limit", repr(self.cpu_time_limit)]
         if self.max_memory is not None:
             args += ["--max-memory", str(self.max_memory)]
         if self.prune != "parent":
@@ -417,7 +422,8 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
     spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
                      algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
                      time_limit=opts["time_limit"], max_memory=opts["max_memory"],
-                     prune=str(parse_pruning(opts["prune"], opts["size"])), plugins=used)
+                     prune=str(parse_pruning(opts["prune"], opts["size"])), plugins=used,
+                     cpu_time_limit=check_time_limits(opts["time_limit"], opts["cpu_time_limit"])[1])
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")

@@ -49,6 +49,7 @@ class ChunkJob:
     # (name, sha256, source, file) of the plugin heuristics of the sweep, registered
     # where the task runs (a worker need not see the files)
     plugins: tuple = ()
+    cpu_time_limit: float | None = None
 
 
 def node_budget(job: ChunkJob, algorithm: str) -> int | None:
@@ -84,7 +85,7 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
             instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
                              spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune,
-                             plugins=spec.plugins))
+                             plugins=spec.plugins, cpu_time_limit=spec.cpu_time_limit))
     return jobs
 
 
@@ -122,7 +123,8 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
         if index in faults:
             raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
         row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
-                    job.max_memory or max_memory, job.prune, split).to_dict() | {"max_nodes": job.max_nodes}
+                    job.max_memory or max_memory, job.prune, split, job.cpu_time_limit).to_dict()
+        row["max_nodes"] = job.max_nodes
     # The task boundary: a solve that raises, whatever the cause, becomes its row's
     # status error (the message kept), and the chunk goes on; a sweep never dies of one board.
     except Exception as err:  # noqa: BLE001
@@ -167,12 +169,13 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
     spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
     cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, node_budget(job, algorithm),
-                        job.time_limit, job.max_memory or budget, job.prune)
+                        job.time_limit, job.max_memory or budget, job.prune, job.cpu_time_limit)
     k = len(indices)
     columns = {name: getattr(cols, name) for name in FIGURES}
     constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
                  "heuristic": cols.heuristic, "max_nodes": job.max_nodes, "time_limit": cols.time_limit,
-                 "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label}
+                 "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label,
+                 "cpu_time_limit": cols.cpu_time_limit}
     columns.update({name: pa.repeat(pa.scalar(value, RESULT_SCHEMA.field(name).type), k)
                     for name, value in constants.items()})
     return columns_to_table({**columns, "instance": pa.array(indices, pa.int64()), "tiles": texts})

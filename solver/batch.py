@@ -30,7 +30,7 @@ from .graphsearch import ASTAR, BFS, DFS
 from .heuristics import HeuristicSpec, kernel_heuristic
 from .idastar import _idastar_tiles_in, successor_lists, tile_deltas, tiles_workspace
 from .jit import inline_kernel, kernel
-from .limits import UNLIMITED, make_limits, monotonic_ns, thread_cpu_ns
+from .limits import UNLIMITED, finished_late, monotonic_ns, thread_cpu_ns
 from .search import (
     _WARM,
     _moves_text,
@@ -48,9 +48,10 @@ from .solve import (
     check_algorithm,
     check_budget,
     check_memory,
-    check_time_limit,
+    check_time_limits,
     max_states,
     resolve_goal,
+    solve_limits,
 )
 from .statetable import grow_rows
 from .status import OUTCOMES, SOLVED
@@ -125,7 +126,9 @@ def _astar_boards(boards, size, goal_key, nbr8, H, hmode, lists, delta, hcols, l
         code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, hmode, lists,
                                                            delta, hcols, limits)
         cpu = thread_cpu_ns() - cpu_start
-        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, cpu, out, moves, used)
+        nanos = monotonic_ns() - start
+        code = finished_late(code, nanos, cpu, limits)
+        moves, used = _record(i, code, path, cost, gen, exp, h0, nanos, cpu, out, moves, used)
         ebf[i] = _ebf(out, i)
     return out, ebf, depths, moves[:used]
 
@@ -155,7 +158,9 @@ def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm,
         code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = _idastar_tiles_in(
             boards[i], goal_pos, lists, delta, tile_cost, scale, limits, fsm, use_fsm, work)
         cpu = thread_cpu_ns() - cpu_start
-        moves, used = _record(i, code, path, cost, gen, exp, h0, monotonic_ns() - start, cpu, out, moves, used)
+        nanos = monotonic_ns() - start
+        code = finished_late(code, nanos, cpu, limits)
+        moves, used = _record(i, code, path, cost, gen, exp, h0, nanos, cpu, out, moves, used)
         ebf[i] = _ebf(out, i)
         while n_used + n_iter > all_bounds.shape[0]:
             all_bounds, all_nodes = grow_rows(all_bounds, n_used), grow_rows(all_nodes, n_used)
@@ -188,6 +193,7 @@ class Columns:
     time_limit: float | None
     max_memory: int | None
     pruning: str
+    cpu_time_limit: float | None
 
 
 FIGURES = {"status": pa.string(), "status_reason": pa.string(), "cost": pa.int64(), "moves": pa.string(),
@@ -295,21 +301,21 @@ def _kernel_call(algorithm: str, size: int, goal: tuple[int, ...], H, limits, au
 def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm: str,
                  heuristic: HeuristicSpec, tables: tuple = (), max_nodes: int | None = None,
                  time_limit: float | None = None, max_memory: int | None = None,
-                 prune: str = "parent") -> Columns:
+                 prune: str = "parent", cpu_time_limit: float | None = None) -> Columns:
     """Solve every row of ``boards`` (``int8[k, N]``, all passing :func:`kernel_boards`)
     as :func:`solve.solve` would, with the same options; the figures as columns."""
     goal = resolve_goal(goal, size)
     check_algorithm(algorithm)
     budget = check_budget(max_nodes, algorithm)
-    time_limit = check_time_limit(time_limit)
+    time_limit, cpu_time_limit = check_time_limits(time_limit, cpu_time_limit)
     max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
     H = kernel_heuristic(heuristic, size, goal, tuple(tables))
-    limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
+    limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
     pruning = parse_pruning(prune, size)
     automaton = fsm_automaton(size, pruning.depth) if pruning.kind == "fsm" else None
     idastar = algorithm == "idastar"
     cols = Columns(*([] for _ in FIGURES), heuristic.name if algorithm in INFORMED else "none",
-                   None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning))
+                   None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning), cpu_time_limit)
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if not idastar and packed_astar_serves(GRAPH_KINDS[algorithm], size, automaton):
         return _batched(cols, boards, _astar_boards, packed_astar_args(size, goal, H, limits), goal, size)
@@ -325,6 +331,7 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
         start, cpu_start = time.perf_counter(), time.thread_time()
         out = call(tiles)
         cpu_seconds, seconds = time.thread_time() - cpu_start, time.perf_counter() - start
+        out = (finished_late(out[0], int(seconds * 1e9), int(cpu_seconds * 1e9), limits), *out[1:])
         if idastar:
             code, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0 = out
             iterations.append(np.stack([bounds[:n_iter], iter_nodes[:n_iter]]))

@@ -1,12 +1,16 @@
-"""Limits a kernel checks while it searches: nodes generated and a monotonic-clock deadline.
+"""Limits a kernel checks while it searches: nodes generated and a deadline on a clock.
 
 Kernels take ``limits``, an ``int64[LIMITS_LEN]`` array: the node budget, the time limit
-in nanoseconds (0: none) and the number of boards a graph search may store (its memory
-budget). The hot loops compare ``generated`` with one number, ``check_at``; only when it
+in nanoseconds (0: none), the number of boards a graph search may store (its memory
+budget) and the clock the time limit is on: wall time (``CLOCK_MONOTONIC``) or the CPU
+time of the searching thread (``CLOCK_THREAD_CPUTIME_ID``, ``--cpu-time-limit``), which a
+busy machine does not use up. The hot loops compare ``generated`` with one number, ``check_at``; only when it
 is reached does :func:`limit_hit` look at the budget and read the clock (~80 ns through
 the vDSO), and :func:`next_check` sets the next stop at most :data:`CHECK_EVERY` nodes on.
 A solve that finishes is never touched by the checks, so its node counts do not change;
-a timed-out one overshoots its deadline by at most one interval of nodes.
+a timed-out one overshoots its deadline by at most one interval of nodes. A solve that
+finds its goal after the deadline but before the next check is not reported as solved:
+:func:`finished_late` makes it a timeout (reason ``late``).
 """
 
 import numpy as np
@@ -16,10 +20,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .jit import inline_kernel
-from .status import BUDGET_NODES, RUNNING, TIMEOUT
+from .status import BUDGET_NODES, LATE, RUNNING, SOLVED, TIMEOUT
 
-LIMIT_NODES, LIMIT_NS, LIMIT_STATES = 0, 1, 2
-LIMITS_LEN = 3
+LIMIT_NODES, LIMIT_NS, LIMIT_STATES, LIMIT_CLOCK = 0, 1, 2, 3
+LIMITS_LEN = 4
+WALL_CLOCK, CPU_CLOCK = 0, 1  # values of limits[LIMIT_CLOCK]
 UNLIMITED = 1 << 62
 # Nodes between two clock reads: 2**16 nodes take ~1 ms of IDA* + Manhattan and a few ms
 # with heavier heuristics, so a timeout overshoots by milliseconds.
@@ -62,13 +67,22 @@ def thread_cpu_ns(typingctx):
 
 
 def make_limits(max_nodes: int = UNLIMITED, time_limit: float | None = None,
-                max_states: int = UNLIMITED) -> np.ndarray:
-    """The ``limits`` array kernels take."""
+                max_states: int = UNLIMITED, cpu_clock: bool = False) -> np.ndarray:
+    """The ``limits`` array kernels take; ``time_limit`` seconds of CPU time with ``cpu_clock``."""
     limits = np.zeros(LIMITS_LEN, dtype=np.int64)
     limits[LIMIT_NODES] = max_nodes
     limits[LIMIT_NS] = 0 if time_limit is None else max(1, int(time_limit * 1e9))
     limits[LIMIT_STATES] = max_states
+    limits[LIMIT_CLOCK] = CPU_CLOCK if cpu_clock else WALL_CLOCK
     return limits
+
+
+@inline_kernel
+def clock_ns(limits):
+    """The time limit's clock now: this thread's CPU time or the monotonic clock."""
+    if limits[LIMIT_CLOCK] == CPU_CLOCK:
+        return thread_cpu_ns()
+    return monotonic_ns()
 
 
 @inline_kernel
@@ -76,7 +90,7 @@ def deadline_of(limits):
     """The clock reading at which the search times out (0: never); read at the start."""
     if limits[LIMIT_NS] <= 0:
         return np.int64(0)
-    return monotonic_ns() + limits[LIMIT_NS]
+    return clock_ns(limits) + limits[LIMIT_NS]
 
 
 @inline_kernel
@@ -84,9 +98,19 @@ def limit_hit(generated, limits, deadline):
     """BUDGET_NODES, TIMEOUT, or RUNNING when the search may go on."""
     if generated >= limits[LIMIT_NODES]:
         return BUDGET_NODES
-    if deadline > 0 and monotonic_ns() >= deadline:
+    if deadline > 0 and clock_ns(limits) >= deadline:
         return TIMEOUT
     return RUNNING
+
+
+@inline_kernel
+def finished_late(code, wall_ns, cpu_ns, limits):
+    """``code``, but LATE for a solve that was SOLVED after its time limit (``wall_ns`` and
+    ``cpu_ns`` measured): found between two checks of the clock, past the deadline."""
+    spent = cpu_ns if limits[LIMIT_CLOCK] == CPU_CLOCK else wall_ns
+    if code == SOLVED and limits[LIMIT_NS] > 0 and spent > limits[LIMIT_NS]:
+        return LATE
+    return code
 
 
 @inline_kernel

@@ -17,6 +17,7 @@ from .idastar import _idastar, _idastar_plugin, _idastar_tiles
 from .idastar_pdb import _idastar_pdb, mirrors_early
 from .idastar_plugin import _idastar_plugin_only, no_step
 from .idastar_walk import _idastar_walk, walk_steps
+from .limits import finished_late
 from .plugins import plugin_values
 from .status import SOLVED, outcome
 from .walking import start_patterns
@@ -91,17 +92,19 @@ def near_goal(goal: tuple[int, ...], size: int) -> np.ndarray:
 _WARM: set[str] = set()
 
 
-def _timed(call, board, goal, kernel: str):
-    """``call(tiles)`` on ``board``, its wall seconds and its thread CPU seconds; the first
-    time ``kernel`` runs in this process it is first run on a board next to the goal, so
-    compiling it (or loading it from numba's cache) stays out of the clocks."""
+def _timed(call, board, goal, kernel: str, limits):
+    """``call(tiles)`` on ``board`` (its code LATE if it solved after the time limit of
+    ``limits``), its wall seconds and its thread CPU seconds; the first time ``kernel`` runs
+    in this process it is first run on a board next to the goal, so compiling it (or
+    loading it from numba's cache) stays out of the clocks."""
     if kernel not in _WARM:
         call(near_goal(goal, board.size))
         _WARM.add(kernel)
     start, cpu_start = time.perf_counter(), time.thread_time()
     out = call(board.array())
     cpu = time.thread_time() - cpu_start
-    return out, time.perf_counter() - start, cpu
+    seconds = time.perf_counter() - start
+    return (finished_late(out[0], int(seconds * 1e9), int(cpu * 1e9), limits), *out[1:]), seconds, cpu
 
 
 def _solved_at_start(result, h0):
@@ -195,7 +198,8 @@ def graph_call(kind, size, goal, H, limits, automaton=None):
 
 def run_idastar(board, goal, H, limits, result, automaton=None):
     name, call = idastar_call(board.size, goal, H, limits, automaton)
-    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds, cpu = _timed(call, board, goal, name)
+    (status, path, cost, gen, exp, bounds, iter_nodes, n_iter, h0), seconds, cpu = _timed(call, board, goal, name,
+                                                                                           limits)
     result.iterations = [{"bound": b, "nodes_generated": k}
                          for b, k in zip(bounds[:n_iter].tolist(), iter_nodes[:n_iter].tolist(), strict=True)]
     return _finish(result, status, path, cost, gen, exp, h0, seconds, cpu)
@@ -204,7 +208,7 @@ def run_idastar(board, goal, H, limits, result, automaton=None):
 def _graph_runner(kind):
     def run_graph(board, goal, H, limits, result, automaton=None):
         name, call = graph_call(kind, board.size, goal, H, limits, automaton)
-        (status, path, cost, gen, exp, max_depth, h0), seconds, cpu = _timed(call, board, goal, name)
+        (status, path, cost, gen, exp, max_depth, h0), seconds, cpu = _timed(call, board, goal, name, limits)
         result.max_depth = int(max_depth)
         return _finish(result, status, path, cost, gen, exp, h0, seconds, cpu)
     return run_graph

@@ -57,6 +57,7 @@ class SolveResult:
     max_memory: int | None = None
     pruning: str = "parent"
     cpu_seconds: float = 0.0
+    cpu_time_limit: float | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
@@ -86,10 +87,27 @@ def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
     return whole_number("max-nodes", max_nodes, 1, MAX_NODES)
 
 
-def check_time_limit(time_limit) -> float | None:
-    """``--time-limit`` in seconds (a positive number or its text, at most
-    :data:`~.options.MAX_SECONDS`), or None."""
-    return None if time_limit is None else parse_seconds("time-limit", time_limit)
+def check_time_limit(time_limit, name: str = "time-limit") -> float | None:
+    """``--time-limit`` (or the option ``name``) in seconds (a positive number or its text,
+    at most :data:`~.options.MAX_SECONDS`), or None."""
+    return None if time_limit is None else parse_seconds(name, time_limit)
+
+
+def check_time_limits(time_limit, cpu_time_limit) -> tuple[float | None, float | None]:
+    """``--time-limit`` and ``--cpu-time-limit`` checked; one of them at most (a solve's
+    time limit is on one clock)."""
+    time_limit = check_time_limit(time_limit)
+    cpu_time_limit = check_time_limit(cpu_time_limit, "cpu-time-limit")
+    if time_limit is not None and cpu_time_limit is not None:
+        raise InvalidOptionError(f"time-limit {time_limit:g} and cpu-time-limit {cpu_time_limit:g} are both given; "
+                                 "expected one of them (wall or CPU seconds)")
+    return time_limit, cpu_time_limit
+
+
+def solve_limits(budget: int, time_limit: float | None, cpu_time_limit: float | None, states: int) -> np.ndarray:
+    """The kernels' ``limits`` for these checked options (the time limit on its clock)."""
+    return make_limits(budget, time_limit if cpu_time_limit is None else cpu_time_limit, states,
+                       cpu_clock=cpu_time_limit is not None)
 
 
 def check_memory(max_memory) -> int | None:
@@ -125,7 +143,8 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
           max_nodes: int | None = None, time_limit: float | None = None,
-          max_memory: int | None = None, prune: str | Pruning = "parent", split=None) -> SolveResult:
+          max_memory: int | None = None, prune: str | Pruning = "parent", split=None,
+          cpu_time_limit: float | None = None) -> SolveResult:
     """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
 
     Unsolvable boards are detected by parity and returned with
@@ -135,7 +154,9 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     search, its own and its chunks' summed) cover the search only: kernels are compiled
     before the clocks start.
     The limits (statuses in :mod:`solver.status`): ``max_nodes`` generated,
-    ``time_limit`` seconds, and ``max_memory`` bytes for the boards A*, BFS and DFS store.
+    ``time_limit`` wall seconds or ``cpu_time_limit`` seconds of the searching thread's CPU
+    time (one of them), and ``max_memory`` bytes for the boards A*, BFS and DFS store; a
+    solve that found its goal after its time limit is a timeout (reason ``late``).
     ``prune`` is ``parent`` (never undo the last move) or ``fsm[:DEPTH]`` (an automaton
     of duplicate move strings, :mod:`solver.fsm`). ``split`` runs IDA* as a split search
     instead (:func:`solver.splitsearch.split_runner`; the result's ``extra`` then holds
@@ -146,19 +167,19 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     if split is not None and algorithm != "idastar":
         raise InvalidOptionError(f"parallel search runs IDA* only, not {algorithm!r}; use --algorithm idastar")
     budget = check_budget(max_nodes, algorithm)
-    time_limit = check_time_limit(time_limit)
+    time_limit, cpu_time_limit = check_time_limits(time_limit, cpu_time_limit)
     max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
     pruning = prune if isinstance(prune, Pruning) else parse_pruning(prune, board.size)
     spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
     name = spec.name if algorithm in INFORMED else "none"
     result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable",
                          max_nodes=None if budget == UNLIMITED else budget, time_limit=time_limit,
-                         max_memory=max_memory, pruning=str(pruning))
+                         max_memory=max_memory, pruning=str(pruning), cpu_time_limit=cpu_time_limit)
     H = kernel_heuristic(spec, board.size, goal_t, tuple(tables))
     if not is_solvable(board.tiles, goal_t, board.size):
         result.h0 = search.heuristic_of(board, goal_t, H)
         return result
-    limits = make_limits(budget, time_limit, max_states(algorithm, max_memory))
+    limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
     fsm = automaton(board.size, pruning.depth) if pruning.kind == "fsm" else None
     if not spec.plugins:
         return search.run(algorithm, board, goal_t, H, limits, result, fsm, split)

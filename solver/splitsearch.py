@@ -36,7 +36,7 @@ from .ebf import effective_branching_factor
 from .frontier import Frontier, expand
 from .hstate import h_many
 from .idastar import MAX_ITERATIONS
-from .limits import LIMIT_NODES, LIMIT_NS, make_limits
+from .limits import CPU_CLOCK, LIMIT_CLOCK, LIMIT_NODES, LIMIT_NS, finished_late, make_limits
 from .search import heuristic_of
 from .status import EXHAUSTED, OUTCOMES, RUNNING, SOLVED, TOO_MANY_ITERATIONS
 from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call, warmed
@@ -118,7 +118,10 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits:
         count = 1 if run_here else chunk_count(out.iterations[-1]["nodes_generated"] if out.iterations else 0, workers)
         chunks = frontier.chunks(roots, sizes[roots] + 1, count)
         called = time.thread_time()
-        results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, start)) if chunks else []
+        spent = time.perf_counter() - start
+        if limits[LIMIT_CLOCK] == CPU_CLOCK:
+            spent = out.cpu_seconds + time.thread_time() - cpu_start - waiting
+        results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, spent)) if chunks else []
         waiting += time.thread_time() - called
         out.cpu_seconds += sum(r.cpu_seconds for r in results)
         for r in results:
@@ -161,11 +164,15 @@ def chunk_count(previous_nodes: int, workers: int) -> int:
     return workers * min(MAX_CHUNKS_PER_WORKER, max(MIN_CHUNKS_PER_WORKER, previous_nodes // CHUNK_NODES // workers))
 
 
-def _left(limits: np.ndarray, generated: int, start: float) -> np.ndarray:
-    """The limits of the next chunks: the node budget less ``generated``, the time left."""
+def _left(limits: np.ndarray, generated: int, spent: float) -> np.ndarray:
+    """The limits of the next chunks: the node budget less ``generated``, the time limit
+    less the ``spent`` seconds on its clock (CPU time: the parts' sum so far, which each
+    chunk may use up alone, so chunks running side by side can pass the limit together;
+    the row then says ``late``)."""
     ns = int(limits[LIMIT_NS])
-    left_s = None if ns <= 0 else max(1e-9, ns / 1e9 - (time.perf_counter() - start))
-    return make_limits(max(1, int(limits[LIMIT_NODES]) - generated), left_s)
+    left_s = None if ns <= 0 else max(1e-9, ns / 1e9 - spent)
+    return make_limits(max(1, int(limits[LIMIT_NODES]) - generated), left_s,
+                       cpu_clock=limits[LIMIT_CLOCK] == CPU_CLOCK)
 
 
 def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: int, n_roots: int):
@@ -209,6 +216,7 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
                             complete_last_iteration, here)
         out.seconds += expanding
         out.cpu_seconds += expanding_cpu
+        out.status = finished_late(out.status, int(out.seconds * 1e9), int(out.cpu_seconds * 1e9), limits)
         return fill_result(result, out, h0, workers, split_depth, frontier.n_roots)
     return run
 

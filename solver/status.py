@@ -12,7 +12,9 @@ status                    meaning (``status_reason``)
 ``budget_exceeded``       a limit on the search's size: ``nodes`` (``--max-nodes``) or
                           ``memory`` (the states A*/BFS/DFS may store, from the memory
                           limit)
-``timeout``               ``--time-limit`` seconds passed
+``timeout``               ``--time-limit`` (or ``--cpu-time-limit``) seconds passed:
+                          ``late`` when the goal was found, but after the limit
+                          (between two checks of the clock), else no reason
 ``too_deep``              the solution would be longer than the kernel can hold
                           (IDA*: 256 moves; A*: 1,023)
 ``too_many_iterations``   IDA* ran 1,024 iterations without reaching the goal
@@ -32,6 +34,7 @@ TOO_DEEP = 4
 TOO_MANY_ITERATIONS = 5
 EXHAUSTED = 6
 BAD_HEURISTIC = 7  # a plugin heuristic returned a negative h
+LATE = 8  # solved, but after the time limit: not counted as solved
 RUNNING = -1  # not a result: what the limit checks return while the search may go on
 
 OUTCOMES = {
@@ -43,10 +46,12 @@ OUTCOMES = {
     TOO_MANY_ITERATIONS: ("too_many_iterations", None),
     EXHAUSTED: ("error", "exhausted"),
     BAD_HEURISTIC: ("error", "heuristic"),
+    LATE: ("timeout", "late"),
 }
 
 STATUSES = ("solved", "unsolvable", "budget_exceeded", "timeout", "too_deep", "too_many_iterations", "error")
-REASONS = {"budget_exceeded": ("nodes", "memory"), "error": ("exception", "worker_died", "exhausted", "heuristic")}
+REASONS = {"budget_exceeded": ("nodes", "memory"), "timeout": ("late",),
+           "error": ("exception", "worker_died", "exhausted", "heuristic")}
 
 
 def outcome(code: int) -> tuple[str, str | None]:

@@ -143,3 +143,70 @@ def test_compare_and_report_name_their_clock(sweep, tmp_path):
         assert result.exit_code == 0, result.output
         html = out.read_text()
         assert words in html and f"search {clock.upper() if clock == 'cpu' else clock} seconds" in html
+
+
+KORF_1 = (14, 13, 15, 7, 11, 12, 9, 5, 6, 0, 2, 1, 4, 8, 10, 3)  # 276,361,933 IDA* nodes: seconds of search
+
+
+@pytest.mark.parametrize("algorithm", ["idastar", "astar"])
+def test_a_cpu_time_limit_stops_a_hard_board(algorithm):
+    result = solve(Board(KORF_1, 4), "blank-first", algorithm, "manhattan", max_nodes=10**12, max_memory="4GB",
+                   cpu_time_limit=0.2)
+    assert (result.status, result.status_reason, result.cost) == ("timeout", None, None)
+    assert (result.cpu_time_limit, result.time_limit) == (0.2, None)
+    assert 0.2 <= result.cpu_seconds < 0.2 + 0.1  # one check interval of CPU time is milliseconds, whatever the load
+    assert result.nodes_generated > 0
+
+
+def test_the_batch_kernels_and_a_split_search_honour_a_cpu_time_limit(korf100):
+    goal = goal_tiles("blank-first", 4)
+    boards = np.array([KORF_1, korf100[79]], dtype=np.int8)
+    cols = solve_boards(boards, 4, goal, "idastar", parse_heuristic("manhattan", 4, goal), cpu_time_limit=0.2)
+    assert cols.status.to_pylist() == ["timeout", "solved"] and cols.cpu_time_limit == 0.2
+    assert 0.2 <= cols.cpu_seconds.to_pylist()[0] < 0.3
+    split = solve(Board(KORF_1, 4), "blank-first", cpu_time_limit=0.2, split=local_runner(6, 2))
+    assert split.status == "timeout" and 0.2 <= split.cpu_seconds < 0.4
+
+
+@pytest.mark.parametrize("limit", ["time_limit", "cpu_time_limit"])
+@pytest.mark.parametrize("algorithm", ["astar", "idastar", "bfs"])
+def test_a_solve_past_its_limit_is_never_reported_solved(algorithm, limit):
+    """Under a limit of 1 ns every solve takes longer, the one-move board too: none is solved."""
+    goal = goal_tiles("blank-last", 3)
+    near = [(1, 2, 3, 4, 5, 6, 7, 0, 8), (1, 2, 3, 4, 5, 0, 7, 8, 6), HARD_8]
+    results = [solve(Board(tiles, 3), goal, algorithm, "manhattan", **{limit: 1e-9}) for tiles in near]
+    assert {r.status for r in results} == {"timeout"} and all(r.cost is None for r in results)
+    cols = solve_boards(np.array(near, dtype=np.int8), 3, goal, algorithm, parse_heuristic("manhattan", 3, goal),
+                        **{limit: 1e-9})
+    assert set(cols.status.to_pylist()) == {"timeout"} and cols.cost.null_count == 3
+
+
+def test_finished_late_compares_the_limits_clock():
+    from tilesweep.solver.limits import finished_late, make_limits
+    from tilesweep.solver.status import LATE, SOLVED, TIMEOUT
+    wall = make_limits(time_limit=2.0)
+    cpu = make_limits(time_limit=2.0, cpu_clock=True)
+    # Korf #87 of the issue: 2.033 s of wall time under a 2 s limit, 1.9 s of CPU time
+    assert finished_late(SOLVED, 2_033_000_000, 1_900_000_000, wall) == LATE
+    assert finished_late(SOLVED, 2_033_000_000, 1_900_000_000, cpu) == SOLVED
+    assert finished_late(SOLVED, 2_033_000_000, 2_000_000_001, cpu) == LATE
+    assert finished_late(TIMEOUT, 2_033_000_000, 2_000_000_001, cpu) == TIMEOUT
+    assert finished_late(SOLVED, 10**12, 10**12, make_limits()) == SOLVED  # no limit
+
+
+def test_a_sweep_runs_under_a_cpu_time_limit(tmp_path):
+    spec, _ = build_spec(dict(size=3, count=3, seed=2, out=str(tmp_path), name="cpulimit", cpu_time_limit=30))
+    assert spec.cpu_time_limit == 30.0 and "--cpu-time-limit 30.0" in spec.command()
+    unlimited, _ = build_spec(dict(size=3, count=3, seed=2, out=str(tmp_path), name="cpulimit"))
+    assert "cpu_time_limit" not in unlimited.identity()  # sweeps without it keep their fingerprint
+    run_local(prepare(spec))
+    rows = load_results(spec.folder)
+    assert (rows["cpu_time_limit"] == 30.0).all() and rows["time_limit"].isna().all()
+    assert (rows["status"] == "solved").all()
+    both = invoke("sweep", "--size", "3", "--count", "3", "--out", str(tmp_path), "--time-limit", "1",
+                  "--cpu-time-limit", "1")
+    assert both.exit_code == 2
+    assert both.stderr.strip() == ("error: time-limit 1 and cpu-time-limit 1 are both given; expected one of them "
+                                   "(wall or CPU seconds)")
+    one = invoke("solve", "8 6 7 2 5 4 3 0 1", "--cpu-time-limit", "30", "--json")
+    assert json.loads(one.stdout)["cpu_time_limit"] == 30.0

@@ -8,7 +8,7 @@ import pytest
 
 from tilesweep.solver import Board, InvalidOptionError, solve
 from tilesweep.solver.jit import kernel
-from tilesweep.solver.limits import CHECK_EVERY, make_limits, monotonic_ns, next_check
+from tilesweep.solver.limits import CHECK_EVERY, CPU_CLOCK, WALL_CLOCK, make_limits, monotonic_ns, next_check
 from tilesweep.solver.solve import BYTES_PER_STATE
 from tilesweep.solver.status import OUTCOMES, REASONS, STATUSES
 
@@ -119,7 +119,8 @@ def test_bad_memory_budget_is_refused(bad):
 
 def test_limits_array_is_int64():
     limits = make_limits(5, 0.5, 7)
-    assert limits.dtype == np.int64 and limits.tolist() == [5, 500_000_000, 7]
+    assert limits.dtype == np.int64 and limits.tolist() == [5, 500_000_000, 7, WALL_CLOCK]
+    assert make_limits(5, 0.5, 7, cpu_clock=True).tolist() == [5, 500_000_000, 7, CPU_CLOCK]
 
 
 @pytest.mark.slow

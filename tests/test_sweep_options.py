@@ -42,6 +42,7 @@ CASES = {
     "--chunk-size": ("chunk-size", [("7", 7), ("auto", "auto")]),
     "--max-nodes": ("max-nodes", [("100000", 100000)]),
     "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
+    "--cpu-time-limit": ("cpu-time-limit", [("0.5", 0.5), ("30", 30)]),
     "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
     "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
@@ -179,6 +180,7 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--parallel-above", "0", "0", "parallel-above 0 is too small"),
     ("--parallel-above", "many", '"many"', "parallel-above 'many' is not a whole number"),
     ("--time-limit", "soon", '"soon"', "time-limit 'soon' is not a number of seconds"),
+    ("--cpu-time-limit", "soon", '"soon"', "cpu-time-limit 'soon' is not a number of seconds"),
     ("--max-memory", "lots", '"lots"', "max-memory 'lots' is not a size"),
     # the stated limits (each quoting the value and the limit)
     ("--count", "1000000000000", "1000000000000", "count 1000000000000 is too large; expected an integer from 1 "
