@@ -377,6 +377,7 @@ def test_plots_use_the_page_width_and_nine_legends_stay_outside_the_curves(nine,
 @pytest.mark.parametrize("start, end, ticks", [
     (60, 3500, [100, 200, 500, 1000, 2000]),  # under two decades bokeh's own ticks go linear: 500, 1k, ..., 3.5k
     (2e-6, 2e-3, [1e-5, 1e-4, 1e-3]),
+    (1.4e5, 1.4e7, [2e5, 5e5, 1e6, 2e6, 5e6, 1e7]),  # Korf's 100 under a 0.5 s limit: two decades
     (1.7e6, 3.9e6, [2e6, 3e6]),
     (250, 1800, [300, 500, 1000]),
     (2.01e6, 2.07e6, [2.02e6, 2.04e6, 2.06e6]),  # a sliver of a decade: linear

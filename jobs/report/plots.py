@@ -64,8 +64,8 @@ POINTS_HERE = "return special_vars.indices.length.toLocaleString('en')"
 # LogTicker turns linear under two decades (500, 1k, ..., 3.5k), which crowds the top of the axis
 LOG_TICKS = """
 const {start, end} = cb_data, span = Math.log10(end / start);
-const mantissas = span > 2 ? [1] : span > 1 ? [1, 2, 5] : span > 0.6 ? [1, 2, 3, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
-const step = span > 2 ? Math.ceil(span / 8) : 1, ticks = [];
+const mantissas = span > 2.5 ? [1] : span > 1 ? [1, 2, 5] : span > 0.6 ? [1, 2, 3, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const step = span > 2.5 ? Math.ceil(span / 8) : 1, ticks = [];
 for (let e = Math.floor(Math.log10(start) / step) * step; e <= Math.ceil(Math.log10(end)); e += step)
     for (const m of mantissas) {
         const tick = +(m * 10 ** e).toPrecision(12);
