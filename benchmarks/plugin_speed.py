@@ -10,15 +10,15 @@ import sys
 from pathlib import Path
 
 from tilesweep.jobs.plugins import load_files
+from tilesweep.jobs.published import published_figures
+from tilesweep.jobs.sources import KORF100
 from tilesweep.solver import Board, solve
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def korf(ids):
-    lines = [line.split() for line in (ROOT / "jobs" / "data" / "korf100.txt").read_text().splitlines()
-             if line and not line.startswith("#")]
-    return {int(x[0]): Board(tuple(map(int, x[1:])), 4) for x in lines if int(x[0]) in ids}
+    return {i: Board(board.tiles, 4) for i, board in published_figures(KORF100).items() if i in ids}
 
 
 def main(ids):

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
-
-BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
+from tilesweep.solver.errors import BAD_INPUT, TilesweepError
 
 
 def fail(message: str, code: int) -> None:

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from tilesweep.commands.exits import BAD_INPUT
 from tilesweep.jobs.spec import OPTION_PARSERS
+from tilesweep.solver.errors import BAD_INPUT
 from tilesweep.solver.heuristics import BASE_HEURISTICS, PARTITIONS, WALKING, WD_SIZES
 
 

@@ -25,6 +25,10 @@ class UnknownNameError(TilesweepError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+#: The errors that mean the input was bad (exit 2 on the command line, HTTP 400 in the web UI).
+BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
+
+
 def quoted(value, limit: int = 100) -> str:
     """``repr(value)`` for a one-line message: cut to ``limit`` characters, with its length said."""
     try:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
-
+from tilesweep.jobs.published import published_figures
+from tilesweep.jobs.sources import KORF100
 
 SLOW_TIERS = {
     "cluster": "starts real Dask schedulers and workers",
@@ -41,7 +41,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", DATA.parents[1] / "test-artifacts"))
+ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", Path(__file__).parents[1] / "test-artifacts"))
 _SESSION_START = time.time()
 
 
@@ -57,12 +57,7 @@ def pytest_terminal_summary(terminalreporter):
 
 def read_korf100() -> dict[int, tuple[int, ...]]:
     """Korf's instances by id (1..100), tiles row-major with 0 for the blank."""
-    rows = {}
-    for line in (DATA / "korf100.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            number, *tiles = map(int, line.split())
-            rows[number] = tuple(tiles)
-    return rows
+    return {number: board.tiles for number, board in published_figures(KORF100).items()}
 
 
 @pytest.fixture(scope="session")

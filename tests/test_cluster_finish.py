@@ -25,13 +25,13 @@ from polling import wait_for
 from program import CLI
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
+from tilesweep.jobs.sources import KORF100, read_instance_file
 
 pytestmark = pytest.mark.cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 DASK = [sys.executable, "-m", "dask"]  # this interpreter's tilesweep, not another install's
-KORF = [tuple(map(int, line.split()[1:])) for line in (ROOT / "tests" / "data" / "korf100.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")]
+KORF = read_instance_file(str(KORF100), 4)
 
 
 class Cluster:

@@ -24,7 +24,7 @@ from pebble import ProcessExpired
 from tornado.web import Application, HTTPError, RequestHandler, StaticFileHandler, stream_request_body
 
 from tilesweep.solver import ALGORITHMS
-from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, UnknownNameError
+from tilesweep.solver.errors import BAD_INPUT, InvalidOptionError, TilesweepError
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.solve import OPTIMAL, resolve_goal
@@ -40,7 +40,6 @@ DRAIN_LIMIT = 4 << 20  # larger bodies are refused without reading them
 MAX_WALK = 10_000
 MAX_NESTING = 2  # an object of fields, one of them a list of tiles
 EXAMPLE_BODY = '{"tiles": "1 2 3 4 5 6 7 8 0"}'
-BAD_INPUT = (InvalidBoardError, InvalidOptionError, UnknownNameError)
 log = logging.getLogger("tilesweep.webui")
 
 
