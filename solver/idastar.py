@@ -5,7 +5,7 @@ previous bound. The blank tries ``U, L, R, D`` and never undoes its last move; a
 is counted as generated when it is created, and the goal test is made then, accepted
 only when its f is within the bound. The search stops at the first goal it accepts.
 The root is counted once, not once per iteration: with Manhattan distance this
-reproduces Korf's published node counts exactly.
+reproduces Korf's published node counts (96 of his 100 to the node; docs/benchmarks.md).
 
 Both kernels walk precomputed successor lists (:func:`successor_lists`): for each blank
 cell and last move, the moves still allowed, each coded with its target cell, so the
