@@ -225,6 +225,24 @@ def killed_rows(job: ChunkJob, err: BaseException) -> pa.Table:
     return rows_to_table([normalise_row(error_row(base, algorithm, heuristic, "worker_died", message))])
 
 
+# A done task's error or result arrives in well under this; a client closed meanwhile never answers
+READ_SECONDS = 300.0
+
+
+def done_error(client: Client, future) -> BaseException | None:
+    """The error of a done task (None when it finished), never waiting for ever: once the
+    client is closed under the run (the worker watch stopping it), a future's state may
+    never settle, and reading its error would wait on a loop that no longer answers."""
+    if future.status == "finished":
+        return None
+    if client.status != "running":
+        return CancelledError()
+    try:
+        return future.exception(timeout=READ_SECONDS)
+    except (TimeoutError, RuntimeError):  # RuntimeError: the client's loop closed meanwhile
+        return CancelledError()
+
+
 class _Runner:
     """Submits chunks, splits those that kill workers, writes each part once it is whole."""
 
@@ -248,7 +266,7 @@ class _Runner:
     def run(self, jobs: dict[str, ChunkJob]) -> None:
         queue = as_completed(self.submit(jobs, RETRIES))
         for future in queue:
-            key, err = future.key, future.exception() if future.status != "finished" else None
+            key, err = future.key, done_error(self.client, future)
             job = self.jobs.pop(key)
             if isinstance(err, KilledWorker) and key not in self.owner:
                 split = self.splits[key] = _Split(job)
@@ -262,7 +280,7 @@ class _Runner:
             elif err is not None or future.status != "finished":
                 raise _task_error(err if err is not None else CancelledError())
             else:
-                table = future.result()
+                table = future.result(timeout=READ_SECONDS)
             future.release()
             self.collect(key, job, table)
 

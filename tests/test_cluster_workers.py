@@ -142,3 +142,33 @@ def test_tables_wait_for_a_late_first_worker(make_cluster, tmp_path):  # noqa: F
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert (rows(tmp_path / "late")["status"] == "solved").sum() == 4
+
+
+def test_reading_a_task_s_error_never_waits_for_ever(monkeypatch):
+    """A task whose state never settles (the client closed under the run) is taken as
+    cancelled after a bounded wait, and a closed client's futures are not read at all: a
+    sweep whose worker watch closed its client under load used to wait there for ever."""
+    import threading
+    import time
+    from concurrent.futures import CancelledError
+
+    from distributed import Client, LocalCluster
+
+    from tilesweep.cluster import run as cluster_run
+
+    monkeypatch.setattr(cluster_run, "READ_SECONDS", 1.0)
+
+    def read(client, future):
+        found = []
+        reader = threading.Thread(target=lambda: found.append(cluster_run.done_error(client, future)), daemon=True)
+        reader.start()
+        reader.join(30)
+        assert found, "reading the task's error is still waiting after 30 s"
+        return found[0]
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        client = Client(cluster.scheduler_address)  # a loop of its own, as the CLI's client has
+        never = client.submit(time.sleep, 0, pure=False)  # no worker: it stays pending
+        assert isinstance(read(client, never), CancelledError)
+        client.close()
+        assert isinstance(read(client, never), CancelledError)
