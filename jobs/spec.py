@@ -97,7 +97,8 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
                   "max_nodes": _whole("max-nodes", 1, MAX_NODES), "chunk_size": parse_chunk_size,
                   "workers": _whole("workers", 1), "parallel_above": _whole("parallel-above", 1, MAX_NODES),
                   "time_limit": check_time_limit,
-                  "cpu_time_limit": lambda value: check_time_limit(value, "cpu-time-limit"), "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
+                  "cpu_time_limit": lambda value: check_time_limit(value, "cpu-time-limit"),
+                  "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
                   "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
                   "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
                   "cluster_options": parse_cluster_options}

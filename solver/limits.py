@@ -4,9 +4,10 @@ Kernels take ``limits``, an ``int64[LIMITS_LEN]`` array: the node budget, the ti
 in nanoseconds (0: none), the number of boards a graph search may store (its memory
 budget) and the clock the time limit is on: wall time (``CLOCK_MONOTONIC``) or the CPU
 time of the searching thread (``CLOCK_THREAD_CPUTIME_ID``, ``--cpu-time-limit``), which a
-busy machine does not use up. The hot loops compare ``generated`` with one number, ``check_at``; only when it
-is reached does :func:`limit_hit` look at the budget and read the clock (~80 ns through
-the vDSO), and :func:`next_check` sets the next stop at most :data:`CHECK_EVERY` nodes on.
+busy machine does not use up. The hot loops compare ``generated`` with one number,
+``check_at``; only when it is reached does :func:`limit_hit` look at the budget and read
+the clock (~80 ns through the vDSO), and :func:`next_check` sets the next stop at most
+:data:`CHECK_EVERY` nodes on.
 A solve that finishes is never touched by the checks, so its node counts do not change;
 a timed-out one overshoots its deadline by at most one interval of nodes. A solve that
 finds its goal after the deadline but before the next check is not reported as solved:
