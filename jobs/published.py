@@ -9,8 +9,8 @@ A result row is matched to a published board by its size, goal and tiles, so a s
 instances file holding these boards is matched as well as one of ``korf100``. A length
 applies to every configuration that solved the board (an optimal search must find it); a
 node count only to the configuration it was published for, IDA* with Manhattan distance and
-parent pruning on one worker, whose counts tilesweep's node accounting reproduces (a
-parallel IDA* row stops its last iteration elsewhere, so it is left out).
+parent pruning, whose counts tilesweep's node accounting reproduces (a sweep row solved
+again by parallel IDA*, ``--parallel-above``, counts as serial IDA* does).
 """
 
 from __future__ import annotations

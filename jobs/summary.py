@@ -47,7 +47,7 @@ STATUS_COLUMNS = list(STATUSES)
 USED = INSTANCE_KEYS + ["algorithm", "heuristic", "status", "cost", "nodes_generated", "ebf", "seconds"]
 # Columns later sweeps added: their type, and the value rows from before them meant (a CPU
 # time was not recorded: unknown, never 0)
-ADDED = {"pruning": ("VARCHAR", "'parent'"), "workers": ("BIGINT", "1"), "cpu_seconds": ("DOUBLE", "NULL")}
+ADDED = {"pruning": ("VARCHAR", "'parent'"), "cpu_seconds": ("DOUBLE", "NULL")}
 FIGURES = ["nodes_mean", "nodes_median", "nodes_p90", "nodes_max", "ebf_mean", "cost_mean",
            "cpu_seconds_mean", "nodes_per_cpu_second", "seconds_mean", "nodes_per_second"]
 GROUPED = "size IS NOT NULL AND algorithm IS NOT NULL AND heuristic IS NOT NULL"
@@ -86,7 +86,7 @@ ORDER BY {", ".join("s." + k for k in INSTANCE_KEYS)}"""  # the bootstrap's draw
 # Solved runs of published boards (:mod:`.published`) against the published figures: the
 # length for every configuration, the node count for the one it was published for
 _COUNTED = (f"r.algorithm = '{COUNTED[0]}' AND r.heuristic = '{COUNTED[1]}' AND r.pruning = '{COUNTED[2]}' "
-            "AND r.workers = 1 AND p.published_nodes IS NOT NULL")
+            "AND p.published_nodes IS NOT NULL")
 AGREEMENT = f"""SELECT r.size, r.algorithm, r.heuristic, r.pruning, min(p.source) AS published,
   count(*) AS published_solved,
   count(*) FILTER (WHERE r.cost = p.published_length) AS lengths_equal,
