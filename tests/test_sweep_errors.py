@@ -30,9 +30,19 @@ def one_line(stderr: str) -> str:
     return lines[-1]
 
 
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass  # the server thread shares the CLI's captured stderr
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # the client hangs up when no handshake comes: not the test's subject
+
+
 @pytest.fixture
 def http_port():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    server = QuietServer(("127.0.0.1", 0), QuietHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server.server_address[1]
     server.shutdown()
