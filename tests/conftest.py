@@ -4,6 +4,9 @@ Every tier runs by default, as in CI. ``-m "not slow"`` leaves out all slow tier
 developing: the exhaustive checks (``slow``) and the tiers that start real processes
 (``cluster``: Dask schedulers and workers; ``docker``: images and containers; ``browser``:
 headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow too. ``-m cluster`` and the like run one tier.
+
+A check over every board or entry that CI covers by a seeded sample keeps its exhaustive
+variant under the marker ``exhaustive``: skipped unless ``--exhaustive`` is given.
 """
 
 import os
@@ -24,6 +27,11 @@ SLOW_TIERS = {
 }
 
 
+def pytest_addoption(parser):
+    parser.addoption("--exhaustive", action="store_true",
+                     help="also run the exhaustive variants of sampled checks (marker exhaustive; minutes each)")
+
+
 def pytest_configure(config):
     # Run as a shell's background job (`.ci/run &`), the tests would inherit SIGINT ignored,
     # and so would every command they start: the Ctrl-C tests need it as a terminal has it.
@@ -32,13 +40,18 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: exhaustive or long-running checks (deselect with -m 'not slow')")
     for name, what in SLOW_TIERS.items():
         config.addinivalue_line("markers", f"{name}: {what}; counts as slow")
+    config.addinivalue_line("markers", "exhaustive: every case of a check CI samples; runs only with --exhaustive")
 
 
 def pytest_collection_modifyitems(config, items):
-    """A test of a slow tier is slow too, so ``-m "not slow"`` is the fast tier."""
+    """A test of a slow tier is slow too, so ``-m "not slow"`` is the fast tier; an exhaustive
+    variant is slow, and skipped without ``--exhaustive``."""
+    opted_in = config.getoption("--exhaustive")
     for item in items:
-        if any(item.get_closest_marker(name) for name in SLOW_TIERS):
+        if any(item.get_closest_marker(name) for name in (*SLOW_TIERS, "exhaustive")):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("exhaustive") and not opted_in:
+            item.add_marker(pytest.mark.skip(reason="exhaustive variant of a sampled check: run with --exhaustive"))
 
 
 ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", Path(__file__).parents[1] / "test-artifacts"))
