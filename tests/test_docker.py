@@ -273,7 +273,7 @@ def test_per_host_stores_build_each_table_once_and_every_worker_verifies_it(imag
         project.wait_healthy()
         wait_for_workers(project, 2)
         args = ["--size", "4", "--instances", "walk:30", "--count", "12", "--seed", "4",
-                "--algorithm", "idastar", "--heuristic", "pdb:6-6-3", "--chunk-size", "3"]
+                "--algorithm", "idastar", "--heuristic", "pdb:5-5-5", "--chunk-size", "3"]
         project.sweep(*args, "--name", "per-host")
         workers = project.containers("worker")
         stores = [manifest(project, w) for w in workers]
