@@ -54,7 +54,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                  workers: int | None = None, cluster: str | None = None, jobs: int | None = None,
                  max_jobs: int | None = None, cluster_options: Sequence[str] | dict = (),
                  parallel_above: int | None = None, worker_wait: float | None = None,
-                 cpu_time_limit: float | None = None) -> "Sweep":
+                 cpu_time_limit: float | None = None, repeat: int | None = None) -> "Sweep":
     """Define (validate, name) a sweep as ``tilesweep sweep`` does, without running it.
 
     Parameters
@@ -62,7 +62,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
     spec_file
         A TOML sweep spec (``docs/sweep-spec.md``); the keywords given override it.
     size, goal, count, seed, instances, algorithms, heuristics, plugins, out, name, chunk_size,
-    max_nodes, time_limit, cpu_time_limit, max_memory, prune
+    max_nodes, time_limit, cpu_time_limit, max_memory, prune, repeat
         What the sweep solves: the options of ``tilesweep sweep`` of the same names
         (``algorithms``, ``heuristics`` and ``plugins`` take one name or a list). They
         decide its rows, so they make its folder ``out/name``.
@@ -88,7 +88,8 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                    max_memory=max_memory, prune=prune, store=None if store is None else str(store),
                    scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
                    jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
-                   parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit)
+                   parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit,
+                   repeat=repeat)
     spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
     return Sweep(spec, where)
 

@@ -64,6 +64,7 @@ def sweep(
     time_limit: TimeLimitOpt = None,
     cpu_time_limit: CpuTimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
+    repeat: Annotated[Optional[int], typer.Option("--repeat", parser=typed("repeat"), help="Time each solved row this many times (default 1), for timing studies of small boards: min and median seconds kept, nodes must agree (else the row is an error).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", parser=typed("cluster"), help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install 'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
     max_jobs: Annotated[Optional[int], typer.Option("--max-jobs", parser=typed("max_jobs"), help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
@@ -89,7 +90,7 @@ def sweep(
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
                    name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes, chunk_size=chunk_size,
                    workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
-                   cpu_time_limit=cpu_time_limit,
+                   cpu_time_limit=cpu_time_limit, repeat=repeat,
                    worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
                    cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
 

@@ -12,6 +12,10 @@ paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`
 time, ``cpu_seconds`` the CPU time of the thread that solved it (null in parts written
 before the column: unknown, never 0); ``cpu_time_limit`` the limit in seconds of that CPU
 time the row ran under (null: none; a row has a ``time_limit`` or a ``cpu_time_limit``).
+``timings`` is how many times a solve of a ``--repeat K`` sweep was timed (K), with the
+min and median of its wall (``seconds_min``, ``seconds_median``) and CPU seconds
+(``cpu_seconds_min``, ``cpu_seconds_median``); ``seconds`` and ``cpu_seconds`` then hold
+the medians. All five are null on a row timed once (no ``--repeat``, or not solved).
 
 Columns are only ever added, at the end (:data:`ADDED_COLUMNS` lists each with the first
 format that has it). A part written before a column existed still reads: the column
@@ -57,16 +61,23 @@ RESULT_SCHEMA = pa.schema([
     ("heuristic_version", pa.string()),
     ("cpu_seconds", pa.float64()),
     ("cpu_time_limit", pa.float64()),
+    ("timings", pa.int64()),
+    ("seconds_min", pa.float64()),
+    ("seconds_median", pa.float64()),
+    ("cpu_seconds_min", pa.float64()),
+    ("cpu_seconds_median", pa.float64()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
 # re-run sweep matches its first run on every other column. ``max_memory`` is there
 # because without --max-memory it is derived from the free memory of the worker.
-TIMING_COLUMNS = ("seconds", "worker", "max_memory", "cpu_seconds")
+TIMING_COLUMNS = ("seconds", "worker", "max_memory", "cpu_seconds", "seconds_min", "seconds_median",
+                  "cpu_seconds_min", "cpu_seconds_median")
 ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # tilesweep 0.3
                  "pruning",  # tilesweep 0.4
                  "heuristic_version",
-                 "cpu_seconds", "cpu_time_limit")
+                 "cpu_seconds", "cpu_time_limit",
+                 "timings", "seconds_min", "seconds_median", "cpu_seconds_min", "cpu_seconds_median")
 # What an added column means in a part written before it: rows before ``pruning`` all
 # used parent pruning; the other columns are unknown (null).
 ADDED_DEFAULTS = {"pruning": "parent"}

@@ -33,7 +33,7 @@ SPEC_VERSION = 1
 DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
                 algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
                 chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None,
-                prune="parent", plugin_files=(), cpu_time_limit=None)
+                prune="parent", plugin_files=(), cpu_time_limit=None, repeat=1)
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
@@ -47,7 +47,7 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
              "jobs": "jobs", "max-jobs": "max_jobs", "max_jobs": "max_jobs",
              "cluster-option": "cluster_options", "cluster_options": "cluster_options",
-             "plugins": "plugin_files", "plugin": "plugin_files"}
+             "plugins": "plugin_files", "plugin": "plugin_files", "repeat": "repeat"}
 RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
             "cluster_options", "scheduler_file")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
@@ -60,6 +60,8 @@ OPTIONAL_LIMITS = ("time_limit", "max_memory", "cpu_time_limit")
 # plan, which holds them all (72 MB and 5 s for 100,000 here).
 MAX_COUNT = 10**9
 MAX_CHUNKS = 100_000
+# Timings of one solve (--repeat): a timing study wants a few, and each costs a solve
+MAX_REPEAT = 100
 
 
 def _whole(name: str, minimum: int, maximum: int | None = None):
@@ -101,7 +103,7 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
                   "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
                   "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
                   "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
-                  "cluster_options": parse_cluster_options}
+                  "cluster_options": parse_cluster_options, "repeat": _whole("repeat", 1, MAX_REPEAT)}
 
 
 def parse_options(options: dict) -> dict:
@@ -152,6 +154,7 @@ class SweepSpec:
     # the workers with the tasks; the name and hash are part of the identity
     plugins: tuple[tuple[str, str, str, str], ...] = ()
     cpu_time_limit: float | None = None  # seconds of the solving thread's CPU time (or time_limit: wall)
+    repeat: int = 1  # times each solved row is timed (--repeat; its nodes must agree every time)
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -182,6 +185,8 @@ class SweepSpec:
                 data.pop(key)
         if data["prune"] == "parent":  # the default, as before --prune existed
             data.pop("prune")
+        if data["repeat"] == 1:  # the default, as before --repeat existed
+            data.pop("repeat")
         if data["plugins"]:
             data["plugins"] = [[name, sha] for name, sha, *_ in self.plugins]
         else:  # none: left out, as before plugins existed
@@ -224,6 +229,8 @@ class SweepSpec:
             args += ["--max-memory", str(self.max_memory)]
         if self.prune != "parent":
             args += ["--prune", self.prune]
+        if self.repeat != 1:
+            args += ["--repeat", str(self.repeat)]
         args += ["--chunk-size", str(self.chunk_size), "--name", _quote(self.name),
                  "--out", _quote(self.out)]
         if run is not None:
@@ -346,13 +353,13 @@ def seconds_per_solve(size: int, source: InstanceSource, heuristic: HeuristicSpe
     return SECONDS_PER_SOLVE[size]
 
 
-def auto_chunk_size(size: int, source: InstanceSource, count: int, heuristics, workers: int) -> int:
+def auto_chunk_size(size: int, source: InstanceSource, count: int, heuristics, workers: int, repeat: int = 1) -> int:
     """Instances per task so a task takes ~2 s, with at least ``TASKS_PER_WORKER`` per worker.
 
     ``heuristics`` holds one parsed heuristic (None for an uninformed algorithm) per
-    (algorithm, heuristic) pair that every instance runs.
+    (algorithm, heuristic) pair that every instance runs, each solve ``repeat`` times.
     """
-    per_instance = sum(seconds_per_solve(size, source, h) for h in heuristics) or SECONDS_PER_SOLVE[size]
+    per_instance = repeat * (sum(seconds_per_solve(size, source, h) for h in heuristics) or SECONDS_PER_SOLVE[size])
     by_time = int(TARGET_TASK_SECONDS / per_instance)
     by_balance = math.ceil(count / (TASKS_PER_WORKER * max(1, workers)))
     return max(1, min(by_time, by_balance), math.ceil(count / MAX_CHUNKS))
@@ -424,7 +431,8 @@ def _validate(opts: dict, workers: int) -> SweepSpec:
                      algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
                      time_limit=opts["time_limit"], max_memory=opts["max_memory"],
                      prune=str(parse_pruning(opts["prune"], opts["size"])), plugins=used,
-                     cpu_time_limit=check_time_limits(opts["time_limit"], opts["cpu_time_limit"])[1])
+                     cpu_time_limit=check_time_limits(opts["time_limit"], opts["cpu_time_limit"])[1],
+                     repeat=opts["repeat"])
     name = opts["name"] or default_name(opts, spec.fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
@@ -454,4 +462,4 @@ def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
         if old is not None and {**old.identity(), "chunk_size": 0} == spec.identity():
             return old.chunk_size
     heuristics = [parse_heuristic(h, spec.size, spec.goal_tuple) if h != "none" else None for _, h in spec.combos]
-    return auto_chunk_size(spec.size, spec.instances, spec.count, heuristics, workers)
+    return auto_chunk_size(spec.size, spec.instances, spec.count, heuristics, workers, spec.repeat)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -50,6 +51,7 @@ class ChunkJob:
     # where the task runs (a worker need not see the files)
     plugins: tuple = ()
     cpu_time_limit: float | None = None
+    repeat: int = 1  # times each solved row is timed (:func:`retime`)
 
 
 def node_budget(job: ChunkJob, algorithm: str) -> int | None:
@@ -85,7 +87,7 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
             instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
                              spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune,
-                             plugins=spec.plugins, cpu_time_limit=spec.cpu_time_limit))
+                             plugins=spec.plugins, cpu_time_limit=spec.cpu_time_limit, repeat=spec.repeat))
     return jobs
 
 
@@ -182,7 +184,16 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
 
 
 def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> pa.Table:
-    """:func:`solve_chunk`'s rows as an Arrow table, the same rows but for their timing columns.
+    """:func:`solve_chunk`'s rows as an Arrow table, the same rows but for their timing columns
+    (a ``repeat`` job's solved rows timed again, :func:`retime`)."""
+    table = _solve_chunk_once(job, tables_for, memory_budget)
+    if job.repeat == 1:
+        return table
+    return retime(job, table, lambda again: _solve_chunk_once(again, tables_for, memory_budget))
+
+
+def _solve_chunk_once(job: ChunkJob, tables_for, memory_budget) -> pa.Table:
+    """Every row of ``job``, each solve timed once.
 
     Each (algorithm, heuristic) solves the chunk's boards in one :func:`solve_boards` call,
     so no Python runs per solve beyond the kernel call; boards the kernels do not take
@@ -223,3 +234,54 @@ def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=l
     if len(pieces) == 1:  # one configuration whose batch took every board: the rows are in order
         return table
     return table.take(np.argsort(np.concatenate(order), kind="stable"))
+
+
+# What every timing of a solve must reproduce (the kernels are deterministic)
+AGREEING = ("status", "cost", "moves", "nodes_generated", "nodes_expanded")
+# What an error row of disagreeing timings keeps: which solve it is, and under what limits
+IDENTIFYING = ("sweep", "instance", "size", "goal", "tiles", "worker", "max_nodes", "time_limit", "max_memory",
+               "pruning", "heuristic_version", "cpu_time_limit")
+
+
+def retime(job: ChunkJob, table: pa.Table, solve_again) -> pa.Table:
+    """``table`` (``job``'s rows, timed once) with each solved row timed ``job.repeat`` times
+    in all: ``solve_again(job)`` solves a job of the solved boards of one configuration again
+    (``job.repeat - 1`` times, each pass over every such board, so a burst of load on the
+    machine falls on one timing of a solve rather than all). Rows that did not solve are
+    timed once: under a limit their node counts depend on the clock."""
+    rows = table.to_pylist()
+    instances = list(job.instances)
+    per = len(job.combos)
+    for c, combo in enumerate(job.combos):
+        positions = [i for i in range(c, len(rows), per) if rows[i]["status"] == "solved"]
+        if not positions:
+            continue
+        again = replace(job, combos=(combo,), instances=tuple(instances[i // per] for i in positions), repeat=1)
+        passes = [solve_again(again).to_pylist() for _ in range(job.repeat - 1)]
+        for k, i in enumerate(positions):
+            rows[i] = timed_row(rows[i], [p[k] for p in passes])
+    return rows_to_table(rows)
+
+
+def timed_row(first: dict, others: list[dict]) -> dict:
+    """One row of a solve timed ``1 + len(others)`` times: ``first`` with the min and median
+    of its wall and CPU seconds (``seconds`` and ``cpu_seconds`` the medians), or, where the
+    timings disagree on any of :data:`AGREEING`, an ``error`` row (reason ``repeat``) that
+    lists every timing's values of the columns that differ."""
+    timings = [first, *others]
+    differ = [name for name in AGREEING if len({t[name] for t in timings}) > 1]
+    if differ:
+        listed = "; ".join(f"{name} " + ", ".join(str(t[name]) for t in timings) for name in differ)
+        message = (f"{len(timings)} timings of this solve disagree ({listed}); expected the same "
+                   f"{', '.join(AGREEING)} each time")
+        base = {name: first[name] for name in IDENTIFYING}
+        row = error_row(base, first["algorithm"], first["heuristic"], "repeat", message)
+        return normalise_row(row) | {"timings": len(timings)}
+    out = dict(first, timings=len(timings))
+    for column in ("seconds", "cpu_seconds"):
+        values = [t[column] for t in timings]
+        if any(v is None for v in values):  # unknown on one timing: no statistic of them
+            continue
+        out[column] = out[f"{column}_median"] = statistics.median(values)
+        out[f"{column}_min"] = min(values)
+    return out

@@ -22,7 +22,9 @@ status                    meaning (``status_reason``)
                           ``error`` column has the message), ``worker_died`` (the
                           process running it died, again and again), ``exhausted`` (the
                           search ran out of nodes on a solvable board: a bug),
-                          ``heuristic`` (a plugin heuristic returned a negative h)
+                          ``heuristic`` (a plugin heuristic returned a negative h),
+                          ``repeat`` (a ``--repeat K`` sweep's timings of the solve
+                          disagreed in status, cost, moves or node counts)
 ========================  ==========================================================
 """
 
@@ -51,7 +53,7 @@ OUTCOMES = {
 
 STATUSES = ("solved", "unsolvable", "budget_exceeded", "timeout", "too_deep", "too_many_iterations", "error")
 REASONS = {"budget_exceeded": ("nodes", "memory"), "timeout": ("late",),
-           "error": ("exception", "worker_died", "exhausted", "heuristic")}
+           "error": ("exception", "worker_died", "exhausted", "heuristic", "repeat")}
 
 
 def outcome(code: int) -> tuple[str, str | None]:

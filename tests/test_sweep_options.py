@@ -44,6 +44,7 @@ CASES = {
     "--time-limit": ("time-limit", [("0.5", 0.5), ("30", 30)]),
     "--cpu-time-limit": ("cpu-time-limit", [("0.5", 0.5), ("30", 30)]),
     "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
+    "--repeat": ("repeat", [("1", 1), ("5", 5)]),
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
     "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
     "--cluster": ("cluster", [("local", "local")]),
@@ -182,6 +183,9 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--time-limit", "soon", '"soon"', "time-limit 'soon' is not a number of seconds"),
     ("--cpu-time-limit", "soon", '"soon"', "cpu-time-limit 'soon' is not a number of seconds"),
     ("--max-memory", "lots", '"lots"', "max-memory 'lots' is not a size"),
+    ("--repeat", "0", "0", "repeat 0 is too small; expected an integer >= 1"),
+    ("--repeat", "101", "101", "repeat 101 is too large; expected an integer from 1 to 100"),
+    ("--repeat", "twice", '"twice"', "repeat 'twice' is not a whole number"),
     # the stated limits (each quoting the value and the limit)
     ("--count", "1000000000000", "1000000000000", "count 1000000000000 is too large; expected an integer from 1 "
                                                   "to 1,000,000,000"),
