@@ -1,10 +1,13 @@
 """Paired statistics (jobs/paired.py): geometric mean ratios with bootstrap intervals, the
 signed-rank test and Wilson intervals, against hand computations and a naive bootstrap."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from sweeps_local import local_sweep
 from tilesweep.jobs.paired import BOOTSTRAP_MAX, coverage_interval, paired_ratio
 from tilesweep.jobs.summary import format_summary, summarize
 
@@ -71,4 +74,18 @@ def test_a_summary_against_a_baseline_prints_each_ratio_with_its_interval():
     lines = format_summary(frame.reset_index(), "table").splitlines()
     line = next(x for x in lines if x.startswith("  idastar mine"))
     assert f"{mine.nodes_ratio:#.3g} ({mine.nodes_ratio_low:#.3g}-{mine.nodes_ratio_high:#.3g})" in line
+    assert line.endswith("p < 0.001")
+
+
+def test_a_sweep_of_twice_manhattan_against_manhattan_gives_p_below_a_thousandth(tmp_path):
+    """A real sweep's pairs: 2 x Manhattan (inadmissible, so its costs are not optimal; the
+    paired figure is nodes generated on the instances both solved) against Manhattan."""
+    plugin = str(Path(__file__).parents[1] / "examples" / "heuristics" / "manhattan.py")
+    folder = local_sweep(tmp_path, "twice", size=3, count=400, seed=0,
+                         heuristics=("manhattan", "plugin:twice-manhattan"),
+                         plugin_files=(plugin,))
+    frame = summarize(sorted((folder / "results").glob("*.parquet")), "manhattan")
+    twice = frame.set_index("heuristic").loc["plugin:twice-manhattan"]
+    assert twice.paired == 400 and twice.p_value < 0.001 and twice.nodes_ratio_high < 1
+    line = next(x for x in format_summary(frame, "table").splitlines() if x.startswith("  idastar plugin:twice"))
     assert line.endswith("p < 0.001")
