@@ -264,6 +264,27 @@ def test_the_card_says_when_the_budget_stopped_a_search(server, browser, korf100
     browser.find_element("id", "max-nodes").clear()
 
 
+def test_a_cpu_time_limit_from_the_form_stops_a_search_on_the_cpu_clock(server, browser, korf100):
+    open_play(browser, server, size="4", goal="blank-first")
+    set_board(browser, " ".join(map(str, korf100[1])))
+    field = browser.find_element("id", "cpu-time-limit")
+    assert field.get_attribute("max") == browser.find_element("id", "time-limit").get_attribute("max")
+    assert "A CPU time limit" in browser.find_element("id", "caps").text
+    field.send_keys("0.05")  # about 7 M nodes, under the server's 20 M node cap
+    card = solve(browser, "idastar", "manhattan")
+    assert card.get_attribute("data-status") == "timeout", card.text
+    assert "stopped by the CPU time limit (0.05 s of CPU)" in card.text
+    screenshot(browser, "play-cpu-time-limit")
+    browser.find_element("id", "time-limit").send_keys("1")  # both limits: the server's one line
+    before = len(css(browser, ".card"))
+    browser.find_element("id", "solve").click()
+    wait_for(lambda: len(css(browser, ".card")) == before + 1, what="a new card")
+    wait_for(lambda: "are both given" in css(browser, ".card")[0].text, what="the refusal on the card")
+    assert "time-limit 1 and cpu-time-limit 0.05 are both given" in css(browser, ".card")[0].text
+    field.clear()
+    browser.find_element("id", "time-limit").clear()
+
+
 ATTACK = """<!doctype html><title>another site</title><body><script>
 const ui = "{ui}", body = JSON.stringify({{tiles: "1 2 3 4 5 6 7 0 8", algorithm: "astar"}});
 async function attempt(path, options) {{

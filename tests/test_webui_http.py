@@ -73,6 +73,10 @@ BAD_SOLVES = [
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 10 ** 12}, "above this server's budget"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": -1}, "time-limit -1 is not a number of seconds"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": 10 ** 6}, "above this server's limit"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "cpu_time_limit": "soon"}, "cpu-time-limit 'soon' is not a number of seconds"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "cpu_time_limit": 10 ** 6}, "cpu_time_limit 1e+06 is above this server's limit"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "time_limit": 1, "cpu_time_limit": 1},
+     "time-limit 1 and cpu-time-limit 1 are both given; expected one of them (wall or CPU seconds)"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "colour": "red"}, "field 'colour' is not known"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "size": 7}, "size 7 is not offered"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "pdb:4-4"}, "tilesweep pdb build --size 3 --partition 4-4"),
@@ -374,6 +378,9 @@ def test_limits_stop_a_search_and_say_which(server, korf100):
     assert (nodes["status"], nodes["status_reason"], nodes["max_nodes"]) == ("budget_exceeded", "nodes", 1000)
     timed = solve(server, tiles=tiles, goal="blank-first", algorithm="idastar", time_limit=0.2)
     assert (timed["status"], timed["time_limit"]) == ("timeout", 0.2) and timed["nodes_generated"] > 1000
+    on_cpu = solve(server, tiles=tiles, goal="blank-first", algorithm="idastar", cpu_time_limit=0.2)
+    assert (on_cpu["status"], on_cpu["cpu_time_limit"], on_cpu["time_limit"]) == ("timeout", 0.2, None)
+    assert 0.2 <= on_cpu["cpu_seconds"] < 1 and on_cpu["nodes_generated"] > 1000
 
 
 def test_pdb_solve_once_its_tables_are_built(server):

@@ -31,7 +31,7 @@ from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, Tiles
 from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
-from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limit, resolve_goal
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limits, resolve_goal
 
 SIZES = (3, 4)  # the boards the page offers
 GOALS = ("blank-last", "blank-first")
@@ -41,7 +41,8 @@ GOALS = ("blank-last", "blank-first")
 DEFAULT_MAX_NODES = 20_000_000
 # A page's solve that runs this long has been forgotten (closing the page cancels it anyway).
 DEFAULT_TIME_LIMIT = 300.0
-SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit", "ticket")
+SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit", "cpu_time_limit",
+                "ticket")
 BOARD_FIELDS = ("tiles", "size", "goal", "heuristic")
 TICKET = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # what warm_kernels compiles: every algorithm with the page's default heuristics (the others
@@ -74,8 +75,9 @@ class SolveRequest:
     algorithm: str
     heuristic: str
     max_nodes: int
-    time_limit: float
+    time_limit: float | None  # wall seconds; None under a CPU time limit
     max_memory: int | None
+    cpu_time_limit: float | None = None  # seconds of the solving thread's CPU time
 
 
 def _text(data: dict, key: str, default: str | None = None) -> str:
@@ -160,7 +162,9 @@ def parse_ticket(data: dict) -> str | None:
 
 def parse_solve(data, limits: Limits) -> SolveRequest:
     """A :class:`SolveRequest` from a JSON body; node budget and time limit default to and are
-    capped by the server's ``limits``."""
+    capped by the server's ``limits``. A ``cpu_time_limit`` (seconds of the solving thread's
+    CPU time, capped by the same number) replaces the wall time limit, as ``solve
+    --cpu-time-limit`` does; both in one request is refused."""
     board, goal = parse_board(_check_fields(data, SOLVE_FIELDS))
     algorithm = check_algorithm(_text(data, "algorithm", "idastar"))
     heuristic = _text(data, "heuristic", "manhattan")
@@ -169,11 +173,14 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
     if budget > limits.max_nodes:
         raise InvalidOptionError(f"max_nodes {quoted(budget)} is above this server's budget; expected at most "
                                  f"{limits.max_nodes} (start tilesweep ui with a larger --max-nodes)")
-    seconds = check_time_limit(data.get("time_limit", limits.time_limit))
-    if seconds > limits.time_limit:
-        raise InvalidOptionError(f"time_limit {seconds:g} is above this server's limit; expected at most "
-                                 f"{limits.time_limit:g} seconds (start tilesweep ui with a larger --time-limit)")
-    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, seconds, limits.max_memory)
+    cpu_seconds = data.get("cpu_time_limit")
+    wall, cpu = check_time_limits(data.get("time_limit", None if cpu_seconds is not None else limits.time_limit),
+                                  cpu_seconds)
+    for name, seconds in (("time_limit", wall), ("cpu_time_limit", cpu)):
+        if seconds is not None and seconds > limits.time_limit:
+            raise InvalidOptionError(f"{name} {seconds:g} is above this server's limit; expected at most "
+                                     f"{limits.time_limit:g} seconds (start tilesweep ui with a larger --time-limit)")
+    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, wall, limits.max_memory, cpu)
 
 
 # --- pattern databases ---------------------------------------------------------------------
@@ -235,7 +242,8 @@ def run_solve(req: SolveRequest, store: str | None) -> dict:
     spec = parse_heuristic(req.heuristic, req.size, req.goal)
     tables = _tables(spec, req.size, req.goal, store)
     board = Board(req.tiles, req.size)
-    solved = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit, req.max_memory)
+    solved = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit, req.max_memory,
+                   cpu_time_limit=req.cpu_time_limit)
     result = solved.to_dict()
     result["heuristic_version"] = solved.extra.get("heuristic_version")  # a plugin's source sha256
     result["reason"] = parity_reason(board.tiles, req.goal, board.size)

@@ -155,10 +155,11 @@ async function loadOptions() {
   $("max-nodes").placeholder = fmtInt(state.options.max_nodes);
   $("max-nodes").max = state.options.max_nodes;
   $("time-limit").placeholder = state.options.time_limit;
-  $("time-limit").max = state.options.time_limit;
+  $("time-limit").max = $("cpu-time-limit").max = state.options.time_limit;
   $("caps").textContent = `Empty fields use this server's caps: ${fmtInt(state.options.max_nodes)} nodes and ` +
     `${state.options.time_limit} s per solve; lower values may be typed in (tilesweep ui --max-nodes and --time-limit ` +
-    "set the caps).";
+    "set the caps). A CPU time limit, up to the same cap, counts only the solve's own CPU seconds, whatever the " +
+    "machine's load, and replaces the time limit.";
   noteHeuristic();
 }
 
@@ -179,7 +180,10 @@ function statusText(r) {
       : "this server's cap: start tilesweep ui with a larger --max-nodes");
   }
   if (r.status === "budget_exceeded" && r.status_reason === "memory") return "stopped by the memory budget";
-  if (r.status === "timeout") return `stopped by the time limit (${r.time_limit} s)`;
+  if (r.status === "timeout") {
+    const limit = r.cpu_time_limit != null ? `CPU time limit (${r.cpu_time_limit} s of CPU)` : `time limit (${r.time_limit} s)`;
+    return (r.status_reason === "late" ? "solved past the " : "stopped by the ") + limit;
+  }
   return r.status.replaceAll("_", " ") + (r.status_reason ? ` (${r.status_reason})` : "");
 }
 
@@ -197,6 +201,7 @@ function solve() {
                    heuristic: chosenHeuristic(), ticket: `t${Date.now()}-${Math.random().toString(36).slice(2, 10)}`};
   if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
   if ($("time-limit").value) request.time_limit = Number($("time-limit").value);
+  if ($("cpu-time-limit").value) request.cpu_time_limit = Number($("cpu-time-limit").value);
   const card = new SolveCard(request, state.tiles.slice());
   $("results").prepend(card.node);
   if (state.check && !state.check.solvable) {
