@@ -7,7 +7,8 @@ the other), in a fresh temporary folder:
 
 * the first run: ``tilesweep sweep --size 3 --count K --algorithm astar --heuristic manhattan
   --heuristic linear-conflict --heuristic pdb:4-4 --heuristic pdb:5-3`` with an empty
-  ``NUMBA_CACHE_DIR``, an empty ``--store`` and a new ``--out``: kernels compile, tables build;
+  ``NUMBA_CACHE_DIR`` and ``PYTHONPYCACHEPREFIX`` (no compiled kernel, no bytecode), an
+  empty ``--store`` and a new ``--out``: kernels compile, tables build;
 * the warm run: the same command with that cache and store, a new ``--out``.
 
 Each command's wall time is measured from outside, with the load average before and after.
@@ -83,7 +84,8 @@ def burn() -> subprocess.Popen:
 def measure(name: str, checkout: Path, count: int, burners: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba")}
+        # a fresh clone: numba's cache and Python's bytecode cache both empty
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba"), "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
         for label, out in (("first", "first"), ("warm", "warm")):
             hogs = [burn() for _ in range(burners)]
             try:

@@ -36,8 +36,8 @@ WAIT_UNSAID = 1.0  # seconds: the holder is loading kernels from the cache, not 
 def cache_folder() -> Path:
     """numba's cache folder of the solver's kernels: under ``$NUMBA_CACHE_DIR`` if set,
     else ``__pycache__`` beside the source, else (a read-only install) numba's per-user one."""
-    from tilesweep.solver.batch import _astar_boards
-    return Path(_astar_boards._cache._cache_path)  # numba's own choice of folder, read back
+    from tilesweep.solver.astar import _rehash
+    return Path(_rehash._cache._cache_path)  # numba's own choice of folder, read back
 
 
 @contextmanager

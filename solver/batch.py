@@ -6,7 +6,7 @@ work took longer than the search. :func:`solve_boards` prepares once and then on
 the kernel per board (the same kernels, calls and clock as :mod:`solver.search`, so every
 figure is the one ``solve`` gives), collecting the outputs into columns. The packed A*
 and IDA* with a per-tile heuristic run a whole batch in one compiled call
-(:func:`_astar_boards`, :func:`_idastar_tiles_boards`), timed per board inside it: a
+(:data:`ASTAR_BOARDS`, :func:`_idastar_tiles_boards`), timed per board inside it: a
 sweep of short 8-puzzle solves spent about as long in the Python around each kernel call
 (unboxing the heuristic's arrays, building the row) as in the search.
 
@@ -22,7 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from .astar import _astar
+from .astar import (
+    H_LINES,
+    H_PARTS,
+    H_PDB,
+    H_PER_TILE,
+    HMODE_NAMES,
+    _astar_lines,
+    _astar_parts,
+    _astar_pdb,
+    _astar_tiles,
+)
 from .ebf import _bisect, effective_branching_factor, round_digits
 from .fsm import automaton as fsm_automaton, parse_pruning
 from .geometry import MOVES
@@ -103,44 +113,65 @@ def _ebf(out, i):
     return np.nan
 
 
-@kernel
-def _astar_boards(boards, size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits):
-    """:func:`solver.astar._astar` on each row of ``boards`` (``int8[k, N]``, C-contiguous,
-    solvable, not the goal), the other arguments as there; each board under ``limits``.
+def _astar_boards_kernel(hmode: int):
+    """The batch kernel over the packed A* kernel of ``hmode`` (a constant of the closure:
+    numba keeps the one call it makes)."""
 
-    Returns
-    -------
-    out : int64[8, k]     per board: code, cost (0 unless solved), nodes generated and
-                          expanded, h0, monotonic nanoseconds of its search, where its
-                          path ends in ``moves`` (it starts where the previous one ends),
-                          and the thread CPU nanoseconds of its search
-    ebf : float64[k]      unrounded effective branching factor (NaN: unsolved or cost 0)
-    max_depth : int64[k]  as ``_astar`` returns it
-    moves : int8[total]   the solved boards' paths, one after another
-    """
-    k = boards.shape[0]
-    out, ebf, depths = np.zeros((8, k), dtype=np.int64), np.empty(k), np.zeros(k, dtype=np.int64)
-    moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
-    for i in range(k):
-        start, cpu_start = monotonic_ns(), thread_cpu_ns()
-        code, path, cost, gen, exp, depths[i], h0 = _astar(boards[i], size, goal_key, nbr8, H, hmode, lists,
-                                                           delta, hcols, limits)
-        cpu = thread_cpu_ns() - cpu_start
-        nanos = monotonic_ns() - start
-        code = finished_late(code, nanos, cpu, limits)
-        moves, used = _record(i, code, path, cost, gen, exp, h0, nanos, cpu, out, moves, used)
-        ebf[i] = _ebf(out, i)
-    return out, ebf, depths, moves[:used]
+    def boards_kernel(boards, size, goal_key, nbr8, H, lists, delta, hcols, limits):
+        """:func:`solver.astar._astar_kernel`'s kernel on each row of ``boards`` (``int8[k, N]``,
+        C-contiguous, solvable, not the goal), the other arguments as there; each board under
+        ``limits``.
+
+        Returns
+        -------
+        out : int64[8, k]     per board: code, cost (0 unless solved), nodes generated and
+                              expanded, h0, monotonic nanoseconds of its search, where its
+                              path ends in ``moves`` (it starts where the previous one ends),
+                              and the thread CPU nanoseconds of its search
+        ebf : float64[k]      unrounded effective branching factor (NaN: unsolved or cost 0)
+        max_depth : int64[k]  as the A* kernel returns it
+        moves : int8[total]   the solved boards' paths, one after another
+        """
+        k = boards.shape[0]
+        out, ebf, depths = np.zeros((8, k), dtype=np.int64), np.empty(k), np.zeros(k, dtype=np.int64)
+        moves, used = np.zeros(32 * k + 1, dtype=np.int8), 0
+        for i in range(k):
+            start, cpu_start = monotonic_ns(), thread_cpu_ns()
+            if hmode == H_PER_TILE:
+                result = _astar_tiles(boards[i], size, goal_key, nbr8, H, lists, delta, hcols, limits)
+            elif hmode == H_LINES:
+                result = _astar_lines(boards[i], size, goal_key, nbr8, H, lists, delta, hcols, limits)
+            elif hmode == H_PDB:
+                result = _astar_pdb(boards[i], size, goal_key, nbr8, H, lists, delta, hcols, limits)
+            else:
+                result = _astar_parts(boards[i], size, goal_key, nbr8, H, lists, delta, hcols, limits)
+            code, path, cost, gen, exp, depths[i], h0 = result
+            cpu = thread_cpu_ns() - cpu_start
+            nanos = monotonic_ns() - start
+            code = finished_late(code, nanos, cpu, limits)
+            moves, used = _record(i, code, path, cost, gen, exp, h0, nanos, cpu, out, moves, used)
+            ebf[i] = _ebf(out, i)
+        return out, ebf, depths, moves[:used]
+
+    boards_kernel.__name__ = boards_kernel.__qualname__ = f"_astar_boards_{HMODE_NAMES[hmode]}"
+    return kernel(boards_kernel)
+
+
+_astar_boards_tiles = _astar_boards_kernel(H_PER_TILE)
+_astar_boards_lines = _astar_boards_kernel(H_LINES)
+_astar_boards_pdb = _astar_boards_kernel(H_PDB)
+_astar_boards_parts = _astar_boards_kernel(H_PARTS)
+ASTAR_BOARDS = (_astar_boards_tiles, _astar_boards_lines, _astar_boards_pdb, _astar_boards_parts)  # by hmode
 
 
 @kernel
 def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm):
     """:func:`solver.idastar._idastar_tiles` on each row of ``boards`` (as in
-    :func:`_astar_boards`), the other arguments as there.
+    :data:`ASTAR_BOARDS`), the other arguments as there.
 
     Returns
     -------
-    out, ebf, moves       as :func:`_astar_boards`
+    out, ebf, moves       as :data:`ASTAR_BOARDS`
     bounds, iter_nodes : int64[total]  every board's iterations (bound, nodes generated),
                           one board after another
     iter_ends : int64[k]  where each board's iterations end in them
@@ -318,7 +349,8 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
                    None if budget == UNLIMITED else budget, time_limit, max_memory, str(pruning), cpu_time_limit)
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if not idastar and packed_astar_serves(GRAPH_KINDS[algorithm], size, automaton):
-        return _batched(cols, boards, _astar_boards, packed_astar_args(size, goal, H, limits), goal, size)
+        hmode, args = packed_astar_args(size, goal, H, limits)
+        return _batched(cols, boards, ASTAR_BOARDS[hmode], args, goal, size)
     if idastar and serves_tiles_kernel(H):
         return _batched(cols, boards, _idastar_tiles_boards, tiles_kernel_args(size, goal, H, limits, automaton),
                         goal, size)
@@ -369,14 +401,14 @@ def _iterations_column(iterations: np.ndarray, ends: np.ndarray) -> pa.Array:
 
 
 def _batched(cols: Columns, boards: np.ndarray, kernel, args: tuple, goal, size) -> Columns:
-    """``cols`` filled by one call of a batch ``kernel`` (:func:`_astar_boards` or
+    """``cols`` filled by one call of a batch ``kernel`` (:data:`ASTAR_BOARDS` or
     :func:`_idastar_tiles_boards`) over ``boards``: Arrow arrays from the kernel's, no Python
     per board."""
     if kernel.__name__ not in _WARM:  # compile (or load) outside the clock, as search does
         kernel(near_goal(goal, size)[None, :], *args)
         _WARM.add(kernel.__name__)
     k = len(boards)
-    if kernel is _astar_boards:
+    if kernel in ASTAR_BOARDS:
         out, ebf, depths, moves = kernel(boards, *args)
         cols.max_depth, cols.iterations = pa.array(depths), pa.nulls(k, pa.string())
     else:

@@ -292,6 +292,25 @@ def wd_pattern(tiles, size, goal_line, by_column, codes, ids, dist):
 
 
 @inline_kernel
+def pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, n_lookups, lookup_group,
+             lookup_refl):
+    """Fill the pattern-database parts of ``row`` (each lookup's group values and sum) for
+    the board (``pos[tile]``)."""
+    for i in range(n_lookups):
+        mine = np.int64(0)  # the groups of this lookup's database, as bits
+        for t in range(pos.shape[0]):
+            if lookup_group[i, t] >= 0:
+                mine |= np.int64(1) << lookup_group[i, t]
+        first = values_slot(lookup_refl[i])
+        row[sum_slot(i)] = 0
+        for g in range(n_groups):
+            if mine & (np.int64(1) << g):
+                v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, lookup_refl[i])
+                row[first + g] = v
+                row[sum_slot(i)] += v
+
+
+@inline_kernel
 def h_init(tiles, pos, size, H, rows, d):
     """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
     tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
@@ -306,17 +325,8 @@ def h_init(tiles, pos, size, H, rows, d):
             v = line_value(tiles, line, size, lc_code, lc_table)
             row[HS_LINE0 + line] = v
             row[HS_LC] += v
-    for i in range(n_lookups):
-        mine = np.int64(0)  # the groups of this lookup's database, as bits
-        for t in range(tiles.shape[0]):
-            if lookup_group[i, t] >= 0:
-                mine |= np.int64(1) << lookup_group[i, t]
-        first = values_slot(lookup_refl[i])
-        for g in range(n_groups):
-            if mine & (np.int64(1) << g):
-                v = group_value(pos, g, group_tiles, group_k, tables[g], refl_tile, refl_cell, lookup_refl[i])
-                row[first + g] = v
-                row[sum_slot(i)] += v
+    pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, n_lookups, lookup_group,
+             lookup_refl)
     if use_wd:
         row[HS_WD_V] = wd_pattern(tiles, size, goal_row, False, wd_v[0], wd_v[1], wd_v[2])
         row[HS_WD_H] = wd_pattern(tiles, size, goal_col, True, wd_h[0], wd_h[1], wd_h[2])
@@ -423,6 +433,18 @@ def lookup_sum(row, pos, t, i, rank, lookup_group, group_tiles, group_k, addr, l
 
 
 @inline_kernel
+def pdb_child(row, pos, t, n_lookups, lookup_group, group_tiles, group_k, addr, lookup_refl, refl_tile, refl_cell,
+              parts):
+    """The largest PDB sum over the lookups for the child where tile ``t`` moved (the board
+    shows the move; ``row`` is the parent's), as :func:`lookup_sum` finds each."""
+    p = np.int64(0)
+    for i in range(n_lookups):
+        p = max(p, lookup_sum(row, pos, t, i, -1, lookup_group, group_tiles, group_k, addr, lookup_refl,
+                              refl_tile, refl_cell, parts))
+    return p
+
+
+@inline_kernel
 def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_lc, lc_code,
             lc_table, n_groups, group_tiles, group_k, n_lookups, lookup_group, lookup_refl, addr,
             refl_tile, refl_cell, w, terms, n_terms, parts):
@@ -444,9 +466,8 @@ def child_h(tiles, pos, size, t, blank, target, rows, d, tile_cost, scale, use_l
                             terms, n_terms, parts)
     p = np.int64(0)
     if n_groups > 0:
-        for i in range(n_lookups):
-            p = max(p, lookup_sum(row, pos, t, i, -1, lookup_group, group_tiles, group_k, addr, lookup_refl,
-                                  refl_tile, refl_cell, parts))
+        p = pdb_child(row, pos, t, n_lookups, lookup_group, group_tiles, group_k, addr, lookup_refl, refl_tile,
+                      refl_cell, parts)
     return combine(ht, lc, p, w, terms, n_terms)
 
 

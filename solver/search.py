@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .astar import _astar, astar_hmode, astar_tables
+from .astar import ASTAR_KERNELS, astar_hmode, astar_tables
 from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search, _graph_search_plugin
@@ -173,11 +173,12 @@ def packed_astar_serves(kind, size, automaton) -> bool:
     return kind == ASTAR and size <= 4 and automaton is None
 
 
-def packed_astar_args(size, goal, H, limits) -> tuple:
-    """The arguments after the board(s) of :func:`solver.astar._astar` and ``_astar_boards``."""
+def packed_astar_args(size, goal, H, limits) -> tuple[int, tuple]:
+    """How the packed A* finds h for ``H`` (:func:`solver.astar.astar_hmode`, which picks
+    its kernel and batch kernel) and the arguments after the board(s) of both."""
     goal_key, nbr8 = packed_goal(goal), neighbours(size)
     lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, hmode := astar_hmode(H))
-    return size, goal_key, nbr8, H, hmode, lists, delta, hcols, limits
+    return hmode, (size, goal_key, nbr8, H, lists, delta, hcols, limits)
 
 
 def graph_call(kind, size, goal, H, limits, automaton=None):
@@ -190,8 +191,8 @@ def graph_call(kind, size, goal, H, limits, automaton=None):
         return f"graph-plugin-{H.key}", lambda tiles: _graph_search_plugin(
             kind, tiles, size, goal_pos, nbr, H.base, limits, table, automaton is not None, H.plug)
     if packed_astar_serves(kind, size, automaton):
-        args = packed_astar_args(size, goal, H, limits)
-        return "astar-packed", lambda tiles: _astar(tiles, *args)
+        hmode, args = packed_astar_args(size, goal, H, limits)
+        return f"astar-packed-{hmode}", lambda tiles: ASTAR_KERNELS[hmode](tiles, *args)
     return "graph", lambda tiles: _graph_search(kind, tiles, size, goal_pos, nbr, H, limits, table,
                                                 automaton is not None)
 

@@ -9,7 +9,7 @@ import pytest
 import naive
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import goal_tiles
-from tilesweep.solver.astar import H_LINES, H_PARTS, H_PER_TILE, astar_hmode
+from tilesweep.solver.astar import H_LINES, H_PARTS, H_PDB, H_PER_TILE, astar_hmode
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.graphsearch import ASTAR, _graph_search
@@ -17,6 +17,7 @@ from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
 from tilesweep.solver.limits import UNLIMITED, make_limits
 from tilesweep.solver.search import _NO_FSM, goal_positions, graph_call
 from tilesweep.solver.status import BUDGET_MEMORY, BUDGET_NODES, SOLVED
+from tilesweep.solver.warmup import types_of
 
 GOALS = ("blank-last", "blank-first")
 
@@ -43,7 +44,7 @@ def kernels(size, goal, name, limits, store=None):
     spec = parse_heuristic(name, size, goal)
     H = kernel_heuristic(spec, size, goal, tables_for(spec, size, goal, store) if spec.groups else ())
     kind, packed = graph_call(ASTAR, size, goal, H, limits)
-    assert kind == "astar-packed"
+    assert kind.startswith("astar-packed")
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
     return packed, lambda tiles: _graph_search(ASTAR, tiles, size, goal_pos, nbr, H, limits, _NO_FSM, False)
 
@@ -67,7 +68,8 @@ def test_packed_astar_equals_general_kernel(goal_name, seed, size, name, count):
 
 @pytest.mark.parametrize("goal_name", GOALS)
 @pytest.mark.parametrize("seed,name", [(11, "linear-conflict"), (12, "pdb:4-4"), (13, "pdb:5-3+reflect"),
-                                       (14, "walking-distance"), (15, "max(pdb:4-4,walking-distance)")])
+                                       (14, "walking-distance"), (15, "max(pdb:4-4,walking-distance)"),
+                                       (18, "max(pdb:4-4,pdb:5-3)")])
 def test_packed_astar_equals_general_kernel_any_heuristic(goal_name, seed, name, store):
     """Heuristics set up per expanded node; the PDB sums are inconsistent (A* reopens)."""
     goal = goal_tiles(goal_name, 3)
@@ -80,14 +82,22 @@ def test_packed_astar_equals_general_kernel_any_heuristic(goal_name, seed, name,
 @pytest.mark.parametrize("size", [3, 4])
 def test_each_heuristic_takes_its_way_of_finding_h(size):
     """Per-tile sums from the slot; Manhattan + linear conflicts from the slot's tile sum and
-    line values; anything else from the board's parts (so the tests above cover all three)."""
+    line values; pattern databases alone from their group values; anything else from the
+    board's parts (so the tests above cover all four kernels)."""
     goal = goal_tiles("blank-last", size)
-    modes = {name: astar_hmode(kernel_heuristic(parse_heuristic(name, size, goal), size, goal, ()))
-             for name in ("manhattan", "misplaced", "euclidean", "linear-conflict", "walking-distance",
-                          "max(linear-conflict,walking-distance)")}
+    pdb = "pdb:4-4" if size == 3 else "pdb:5-5-5"
+
+    def hmode(name):
+        spec, tables = types_of(parse_heuristic(name, size, goal), size)  # stand-in tables
+        return astar_hmode(kernel_heuristic(spec, size, goal, tables))
+
+    modes = {name: hmode(name) for name in ("manhattan", "misplaced", "euclidean", "linear-conflict", "walking-distance",
+                                           "max(linear-conflict,walking-distance)", pdb, f"{pdb}+reflect",
+                                           f"max({pdb},manhattan)", f"max({pdb},walking-distance)")}
     assert modes == {"manhattan": H_PER_TILE, "misplaced": H_PER_TILE, "euclidean": H_PER_TILE,
                      "linear-conflict": H_LINES, "walking-distance": H_PARTS,
-                     "max(linear-conflict,walking-distance)": H_PARTS}
+                     "max(linear-conflict,walking-distance)": H_PARTS, pdb: H_PDB, f"{pdb}+reflect": H_PDB,
+                     f"max({pdb},manhattan)": H_PARTS, f"max({pdb},walking-distance)": H_PARTS}
 
 
 @pytest.mark.parametrize("goal_name", GOALS)

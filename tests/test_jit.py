@@ -55,12 +55,14 @@ def test_every_kernels_cache_stamp_carries_its_dependency_digest():
 
 
 def test_the_dependency_digest_follows_what_a_kernel_calls():
-    from tilesweep.solver.astar import _astar, _find
-    from tilesweep.solver.batch import _astar_boards
+    from tilesweep.solver.astar import ASTAR_KERNELS, _astar_tiles, _find
+    from tilesweep.solver.batch import ASTAR_BOARDS
     from tilesweep.solver.jit import dependency_digest
     from tilesweep.solver.seeded import uniform_boards
-    assert dependency_digest(_astar_boards.py_func) != dependency_digest(_astar.py_func)
-    assert len({dependency_digest(f.py_func) for f in (_astar, _find, uniform_boards)}) == 3
+    assert dependency_digest(ASTAR_BOARDS[0].py_func) != dependency_digest(_astar_tiles.py_func)
+    assert len({dependency_digest(f.py_func) for f in (_astar_tiles, _find, uniform_boards)}) == 3
+    # one source, a kernel per way of finding h: each its own digest (its closure's constant)
+    assert len({dependency_digest(f.py_func) for f in ASTAR_KERNELS + ASTAR_BOARDS}) == 8
 
 
 # a package of three modules: a kernel, the helpers it calls (with one it does not), and
