@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 ENV = "TILESWEEP_FORK_WARM"
@@ -69,26 +67,6 @@ def follow(status: Path, on_state, poll: float = 0.05) -> None:
         time.sleep(poll)
 
 
-@contextmanager
-def leaving_with_the_client(poll: float = 0.5):
-    """Exit this process if the client that started it goes (Ctrl-C, a finished no-op run):
-    a server busy compiling does not yet read the pipe that tells it so."""
-    parent, done = os.getppid(), threading.Event()
-
-    def watch():
-        while not done.wait(poll):
-            if os.getppid() != parent:
-                os._exit(0)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        done.set()
-        watcher.join()
-
-
 def warm_from_env() -> None:
     """In the fork server: warm the kernels that ``$TILESWEEP_FORK_WARM`` names, if set,
     reporting in its status file; ``done SECONDS`` (of compiling; 0 when loaded) at the end."""
@@ -100,11 +78,12 @@ def warm_from_env() -> None:
     seconds = 0.0
     try:
         write_status(status, "warming")
-        from tilesweep.jobs.kernels import warm_sweep_kernels
+        from tilesweep.jobs.kernels import leaving_with_parent, warm_sweep_kernels
         from tilesweep.solver.jit import watch_compiles
-        with leaving_with_the_client(), watch_compiles(lambda: write_status(status, "compiling")) as watch:
+        with leaving_with_parent(), watch_compiles(lambda: write_status(status, "compiling")) as watch:
             warm_sweep_kernels(ask["size"], tuple(ask["goal"]), [tuple(c) for c in ask["combos"]],
-                               instances=ask["instances"], on_wait=lambda: write_status(status, "waiting"))
+                               instances=ask["instances"], on_wait=lambda: write_status(status, "waiting"),
+                               two_at_once=True)
         seconds = watch.seconds
     finally:
         write_status(status, "done", seconds)

@@ -4,12 +4,20 @@ numba compiles a kernel in the process that first calls it and saves it in its o
 cache; another process then loads it in a fraction of a second. Processes that start at
 once (a sweep's workers) would each compile the same kernels, so each warms them under
 one file lock beside that cache (:func:`compile_lock`): the first compiles, the others
-wait and load. What a sweep's chunk calls for a spec is :func:`warm_sweep_kernels`; every
-kernel a sweep or a solve can call, for ``tilesweep warm``, is :func:`warm_steps`.
+wait and load. The fork server of a sweep's embedded cluster compiles them on both cores:
+a second process compiles a part into the cache while it compiles the rest
+(:func:`_warm_two_at_once`). What a sweep's chunk calls for a spec is
+:func:`warm_sweep_kernels`; every kernel a sweep or a solve can call, for ``tilesweep
+warm``, is :func:`warm_steps`.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import threading
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -23,8 +31,9 @@ from tilesweep.pdb_store.paths import table_filename
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.geometry import SIZES
 from tilesweep.solver.heuristics import heuristic_names, parse_heuristic
+from tilesweep.solver.jit import watch_compiles
 from tilesweep.solver.solve import ALGORITHMS, INFORMED
-from tilesweep.solver.warmup import warm_solve, warm_split, warm_sweep
+from tilesweep.solver.warmup import kernel_family, warm_solve, warm_split, warm_sweep
 
 from .instances import seeded_boards
 from .sources import InstanceSource
@@ -62,12 +71,77 @@ def compile_lock(on_wait=None, family: str | None = None):
 
 
 def warm_sweep_kernels(size: int, goal: tuple[int, ...], combos, prune: str = "parent",
-                       instances: str | None = None, on_wait=None) -> None:
+                       instances: str | None = None, on_wait=None, two_at_once: bool = False) -> None:
     """Compile, or load from numba's cache, every kernel a chunk of this sweep calls, under
     :func:`compile_lock` (``on_wait`` as there); ``instances``: the sweep's source, whose
-    generator a chunk runs when it is seeded (``uniform``, ``walk:K``)."""
+    generator a chunk runs when it is seeded (``uniform``, ``walk:K``); ``two_at_once``: a
+    second process compiles a part of them meanwhile (:func:`_warm_two_at_once`)."""
     with compile_lock(on_wait):
-        _warm_chunk(size, goal, combos, prune, instances)
+        if two_at_once:
+            _warm_two_at_once(size, goal, combos, prune, instances)
+        else:
+            _warm_chunk(size, goal, combos, prune, instances)
+
+
+def split_families(size: int, goal: tuple[int, ...], combos, prune: str) -> tuple[list, list]:
+    """(the combinations of the first kernel family, those of the others), families as
+    :func:`~tilesweep.solver.warmup.kernel_family` names them."""
+    families: dict[tuple, list] = {}
+    for algorithm, name in combos:
+        families.setdefault(kernel_family(size, goal, algorithm, name, prune), []).append((algorithm, name))
+    groups = list(families.values()) or [[]]
+    return groups[0], [combo for group in groups[1:] for combo in group]
+
+
+def _warm_two_at_once(size: int, goal: tuple[int, ...], combos, prune: str, instances: str | None) -> None:
+    """Warm the first kernel family here; once a kernel has to compile (not when all load
+    from numba's cache), a second process compiles the other families into the cache on
+    the other core meanwhile (:func:`warm_beside`), and this one then loads them."""
+    first, rest = split_families(size, goal, combos, prune)
+    beside = []
+
+    def start_beside() -> None:
+        if rest:
+            ask = json.dumps({"size": size, "goal": list(goal), "combos": rest, "prune": prune})
+            beside.append(subprocess.Popen([sys.executable, "-c", BESIDE, ask], stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    with watch_compiles(start_beside):
+        _warm_chunk(size, goal, first, prune, instances)
+    for process in beside:  # a process that failed leaves its part to be compiled here
+        process.wait()
+    _warm_chunk(size, goal, rest, prune, None)
+
+
+BESIDE = "import sys; from tilesweep.jobs.kernels import warm_beside; warm_beside(sys.argv[1])"
+
+
+def warm_beside(ask: str) -> None:
+    """The second process of :func:`_warm_two_at_once`: warm the combinations that ``ask``
+    (JSON) names, without the compile lock, which the process that started it holds."""
+    ask = json.loads(ask)
+    with leaving_with_parent():
+        _warm_chunk(ask["size"], tuple(ask["goal"]), [tuple(c) for c in ask["combos"]], ask["prune"], None)
+
+
+@contextmanager
+def leaving_with_parent(poll: float = 0.5):
+    """Exit this process if the one that started it goes (a Ctrl-C, a finished no-op run):
+    a process busy compiling reads nothing that could tell it so."""
+    parent, done = os.getppid(), threading.Event()
+
+    def watch():
+        while not done.wait(poll):
+            if os.getppid() != parent:
+                os._exit(0)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _warm_chunk(size: int, goal: tuple[int, ...], combos, prune: str, instances: str | None) -> None:

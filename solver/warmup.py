@@ -14,10 +14,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from .astar import astar_hmode
 from .batch import solve_boards, tiles_texts
 from .board import Board
-from .heuristics import HeuristicSpec, expected_table_size, kernel_heuristic, parse_heuristic
-from .search import near_goal
+from .graphsearch import ASTAR
+from .heuristics import HeuristicSpec, KernelHeuristic, expected_table_size, kernel_heuristic, parse_heuristic
+from .search import near_goal, packed_astar_serves
 from .solve import solve
 from .subtrees import subtrees_call, warmed
 
@@ -48,6 +50,21 @@ def warm_sweep(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
             solve_boards(boards, size, goal, algorithm, spec, tables, max_nodes=1000, prune=prune)
         except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
             continue
+
+
+def kernel_family(size: int, goal: tuple[int, ...], algorithm: str, name: str, prune: str = "parent") -> tuple:
+    """What names the kernels a sweep chunk of ``algorithm`` with heuristic ``name`` calls:
+    combinations of one family call the same ones. The packed A*'s family is its way of
+    finding h (:func:`~.astar.astar_hmode`); any other combination is a family of its own."""
+    if algorithm == "astar" and prune == "parent" and packed_astar_serves(ASTAR, size, None):
+        try:
+            spec, tables = types_of(parse_heuristic(name, size, tuple(goal)), size)
+        except ValueError:  # not offered for this size: the sweep's rows say so
+            return algorithm, name
+        H = kernel_heuristic(spec, size, tuple(goal), tables)
+        if isinstance(H, KernelHeuristic):  # not a plugin's
+            return "astar-packed", astar_hmode(H)
+    return algorithm, name
 
 
 def warm_solve(size: int, goal: tuple[int, ...], combos, prune: str = "parent") -> None:

@@ -23,12 +23,13 @@ import pytest
 from tilesweep.cluster import forkwarm
 from tilesweep.cluster.run import Progress, task_seconds
 from tilesweep.commands.progress import BuildProgressLine, ProgressBar, clock
+from tilesweep.jobs import kernels
 from tilesweep.pdb_store import BuildProgress
 from tilesweep.pdb_store.files import file_lock
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.heuristics import expected_table_size, kernel_heuristic, parse_heuristic
 from tilesweep.solver.jit import watch_compiles
-from tilesweep.solver.warmup import types_of
+from tilesweep.solver.warmup import kernel_family, types_of
 
 GOALS = {3: goal_tiles("blank-last", 3), 4: goal_tiles("blank-first", 4)}
 
@@ -233,3 +234,44 @@ def test_only_the_builds_of_missing_tables_are_warmed(tmp_path, monkeypatch):
         store.build(3, goal, (5, 6, 7, 8))
     kernels.warm_missing_builds(str(tmp_path), 3, goal, ["pdb:4-4"])
     assert warmed == [(3, [(5, 6, 7, 8)]), (3, [(4, 5, 6, 7, 8), (1, 2, 3)])]  # blank-last: groups flip
+
+
+def test_kernel_families_follow_the_packed_astar_kernels():
+    """Heuristics that reach one packed A* kernel are one family; the first family stays in
+    the warming process, the others go to the second one."""
+    goal = GOALS[3]
+    combos = [("astar", "manhattan"), ("astar", "misplaced"), ("astar", "linear-conflict"), ("astar", "pdb:4-4"),
+              ("astar", "pdb:5-3"), ("idastar", "pdb:4-4")]
+    first, rest = kernels.split_families(3, goal, combos, "parent")
+    assert first == [("astar", "manhattan"), ("astar", "misplaced")]
+    assert rest == [("astar", "linear-conflict"), ("astar", "pdb:4-4"), ("astar", "pdb:5-3"), ("idastar", "pdb:4-4")]
+    assert kernels.split_families(3, goal, [], "parent") == ([], [])
+    families = {kernel_family(3, goal, "astar", name, prune) for name in ("manhattan", "pdb:4-4")
+                for prune in ("parent", "fsm:2")}
+    assert len(families) == 4  # with a pruning automaton the general kernel runs: a family per heuristic
+
+
+TWO_AT_ONCE = """
+from tilesweep.jobs.kernels import warm_sweep_kernels
+from tilesweep.solver.board import goal_tiles
+from tilesweep.solver.jit import watch_compiles
+with watch_compiles() as watch:
+    warm_sweep_kernels(3, goal_tiles("blank-last", 3), [("astar", "manhattan"), ("astar", "linear-conflict"),
+                       ("astar", "pdb:4-4")], two_at_once=True)
+print(" ".join(watch.compiled))
+"""
+
+
+@pytest.mark.slow
+def test_the_second_process_compiles_the_other_families_into_the_cache(tmp_path):
+    """In an empty numba cache: the warming process compiles the first family's kernel and
+    loads the others, which the second process compiled meanwhile; with the cache full,
+    nothing compiles and no second process starts."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", TWO_AT_ONCE], capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stderr
+    compiled = done.stdout.split()
+    assert "_astar_boards_tiles" in compiled
+    assert "_astar_boards_lines" not in compiled and "_astar_boards_pdb" not in compiled
+    again = subprocess.run([sys.executable, "-c", TWO_AT_ONCE], capture_output=True, text=True, timeout=900, env=env)
+    assert again.returncode == 0 and again.stdout.split() == [], again.stderr
