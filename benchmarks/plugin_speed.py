@@ -1,42 +1,98 @@
 """A plugin heuristic's cost per node: examples/heuristics/manhattan.py's Manhattan distance,
 full-board form (``manhattan-plugin``) and incremental form (``manhattan-incremental``),
-against the built-in ``manhattan`` with IDA* on Korf's instances (same node counts asserted).
+against the built-in ``manhattan`` with IDA* on Korf's instances, one after the other in one
+process (same node counts asserted). Speeds are nodes per CPU second of the solving thread,
+so other processes on the machine slow each solve less than its wall clock.
 
-    python benchmarks/plugin_speed.py 2 5      # Korf instance ids (1-based)
+    python benchmarks/plugin_speed.py            # Korf's instances 1-10
+    python benchmarks/plugin_speed.py 2 5        # the instances given (1-based ids)
 """
 
 import os
+import platform
 import sys
+import time
 from pathlib import Path
+
+import numba
+import numpy as np
 
 from tilesweep.jobs.plugins import load_files
 from tilesweep.jobs.published import published_figures
 from tilesweep.jobs.sources import KORF100
 from tilesweep.solver import Board, solve
+from tilesweep.solver.plugins import plugin
 
 ROOT = Path(__file__).resolve().parents[1]
+HEURISTICS = ("manhattan", "plugin:manhattan-plugin", "plugin:manhattan-incremental")
 
 
 def korf(ids):
     return {i: Board(board.tiles, 4) for i, board in published_figures(KORF100).items() if i in ids}
 
 
+def speed(result) -> float:
+    return result.nodes_generated / result.cpu_seconds
+
+
+@numba.njit
+def call_boards(function, boards, goal, calls):
+    """``function(board, goal)`` ``calls`` times, cycling through ``boards``: the sum of h."""
+    total = 0
+    for i in range(calls):
+        total += function(boards[i % boards.shape[0]], goal)
+    return total
+
+
+@numba.njit
+def call_steps(step, boards, goal, calls):
+    """``step`` ``calls`` times on moves of ``boards``' tiles (each tile's move from cell 0 to 1)."""
+    total = 0
+    for i in range(calls):
+        board = boards[i % boards.shape[0]]
+        tile = board[0] if board[0] != 0 else board[1]
+        total += step(board, goal, 40, tile, 0, 1)
+    return total
+
+
+def ns_per_call(loop, function, boards, goal, calls=2_000_000) -> float:
+    """CPU nanoseconds of one call of ``function`` on its own, outside any search."""
+    loop(function, boards, goal, 10)  # compile
+    start = time.thread_time()
+    loop(function, boards, goal, calls)
+    return (time.thread_time() - start) / calls * 1e9
+
+
 def main(ids):
     load_files([ROOT / "examples" / "heuristics" / "manhattan.py"])
-    print(f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+          f"load average {os.getloadavg()[0]:.1f} at the start")
+    print("| instance | nodes (all three) | cost | built-in | full-board plugin | ratio | incremental plugin | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    nodes, cpu = 0, dict.fromkeys(HEURISTICS, 0.0)
     for i, board in korf(ids).items():
-        names = ("manhattan", "plugin:manhattan-plugin", "plugin:manhattan-incremental")
-        runs = {h: solve(board, "blank-first", "idastar", h) for h in names}
-        a = runs["manhattan"]
-        line = f"Korf #{i}: {a.nodes_generated:,} nodes, cost {a.cost}; built-in {a.nodes_generated / a.seconds / 1e6:.1f} M nodes/s"
-        for h in names[1:]:
-            b = runs[h]
-            assert (a.nodes_generated, a.cost) == (b.nodes_generated, b.cost)
-            ratio = a.seconds / b.seconds
-            line += f", {h} {b.nodes_generated / b.seconds / 1e6:.1f} M nodes/s (ratio {ratio:.3f})"
-        print(line)
-    print(f"load average {os.getloadavg()[0]:.1f}")
+        runs = {h: solve(board, "blank-first", "idastar", h) for h in HEURISTICS}
+        builtin = runs["manhattan"]
+        for h, run in runs.items():
+            assert (run.status, run.nodes_generated, run.cost) == ("solved", builtin.nodes_generated, builtin.cost), h
+            cpu[h] += run.cpu_seconds
+        nodes += builtin.nodes_generated
+        line = f"| Korf #{i} | {builtin.nodes_generated:,} | {builtin.cost} | {speed(builtin) / 1e6:.1f} M nodes/s"
+        for h in HEURISTICS[1:]:
+            line += f" | {speed(runs[h]) / 1e6:.1f} M nodes/s | {speed(runs[h]) / speed(builtin):.3f}"
+        print(line + " |", flush=True)
+    total = [nodes / cpu[h] for h in HEURISTICS]
+    print(f"| all | {nodes:,} | | {total[0] / 1e6:.1f} M nodes/s | {total[1] / 1e6:.1f} M nodes/s | "
+          f"{total[1] / total[0]:.3f} | {total[2] / 1e6:.1f} M nodes/s | {total[2] / total[0]:.3f} |")
+    boards = np.array([board.tiles for board in korf(ids).values()], dtype=np.int64)
+    goal = np.arange(16, dtype=np.int64)
+    example = plugin("manhattan-incremental")
+    print(f"per node: built-in {1e9 / total[0]:.1f} ns, full-board plugin {1e9 / total[1]:.1f} ns, "
+          f"incremental plugin {1e9 / total[2]:.1f} ns; the plugin's functions alone, called in a loop "
+          f"on these boards: full-board {ns_per_call(call_boards, example.function, boards, goal):.1f} ns, "
+          f"incremental {ns_per_call(call_steps, example.step, boards, goal):.1f} ns a call")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":
-    main([int(x) for x in sys.argv[1:]] or [2, 5])
+    main([int(x) for x in sys.argv[1:]] or list(range(1, 11)))

@@ -26,7 +26,13 @@ import numpy as np
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
 from .hstate import MAX_LOOKUPS, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
-from .plugins import PREFIX as PLUGIN_PREFIX, checked as checked_plugin, combined_function, incremental_function
+from .plugins import (
+    PREFIX as PLUGIN_PREFIX,
+    checked as checked_plugin,
+    combined_function,
+    incremental_function,
+    kernel_key,
+)
 from .ranking import placement_count
 from .walking import WalkTable, walk_table
 
@@ -353,7 +359,7 @@ class PluginHeuristic(NamedTuple):
     base : KernelHeuristic    the built-in parts (h = 0 when there are none)
     plug : numba dispatcher   ``plug(tiles, goal)``, the plugins' maximum (-1 if one is negative)
     goal : int64[N]           the goal board handed to ``plug``
-    key : str                 names the compiled kernels of this ``plug`` (its plugins' hashes)
+    key : str                 names the compiled kernels of this ``plug`` (:func:`solver.plugins.kernel_key`)
     alone : bool              no built-in parts: h is ``plug`` alone
     step : numba dispatcher   the incremental form of a single plugin (None without one):
                               ``step(tiles, goal, h, tile, source, target)``, see
@@ -385,9 +391,8 @@ def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
         H = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
         if spec.plugins:
             goal_board = np.array(goal, dtype=np.int64)
-            names = tuple(n for n, _ in spec.plugins)
-            H = PluginHeuristic(H, combined_function(names), goal_board, spec.heuristic_version,
-                                spec.bases == ("plugin",), incremental_function(names))
+            H = PluginHeuristic(H, combined_function(spec.plugins), goal_board, kernel_key(spec.plugins),
+                                spec.bases == ("plugin",), incremental_function(spec.plugins))
         _KERNEL_HEURISTICS[key] = H
     return _KERNEL_HEURISTICS[key]
 

@@ -220,14 +220,23 @@ def checked(name: str, goal: tuple[int, ...]) -> Plugin:
     return p
 
 
-def incremental_function(plugin_names: tuple[str, ...]):
-    """The incremental form of a single plugin that has one, else None."""
-    return _PLUGINS[plugin_names[0]].step if len(plugin_names) == 1 else None
+def incremental_function(plugins: tuple[tuple[str, str], ...]):
+    """The incremental form of a single plugin ``(name, sha256)`` that has one, else None."""
+    return _PLUGINS[plugins[0][0]].step if len(plugins) == 1 else None
 
 
-def combined_function(plugin_names: tuple[str, ...]):
-    """One numba function: the maximum of the named plugins, or -1 if any is negative."""
-    functions = [_PLUGINS[n].function for n in plugin_names]
+def kernel_key(plugins: tuple[tuple[str, str], ...]) -> str:
+    """Names the kernels compiled for the plugins ``(name, sha256)``: each name with its
+    source's hash, since the kernels are compiled for each function (the plugins of one
+    file share a hash but not a function)."""
+    return "+".join(f"{name}@{sha}" for name, sha in plugins)
+
+
+@lru_cache(maxsize=None)
+def combined_function(plugins: tuple[tuple[str, str], ...]):
+    """One numba function: the maximum of the plugins ``(name, sha256)``, or -1 if any is
+    negative; the same object for the same plugins, so their kernels compile once."""
+    functions = [_PLUGINS[n].function for n, _ in plugins]
     combined = functions[0]
     for other in functions[1:]:
         combined = _max_of(combined, other)

@@ -11,11 +11,13 @@ import pytest
 from program import CLI
 from tilesweep.jobs.plugins import load_files
 from tilesweep.jobs.spec import build_spec
-from tilesweep.solver import Board, solve
+from tilesweep.solver import Board, parse_heuristic, solve
+from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.plugins import PluginError, register
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
 NEAR_GOAL = "1 2 3 4 5 6 0 7 8"  # two moves from the goal
+GOAL = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 
 
 def plugin_source(body: str, name: str = "custom") -> str:
@@ -29,8 +31,7 @@ def example():
     load_files([EXAMPLE])
 
 
-@pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
-def test_the_manhattan_plugin_generates_the_builtin_nodes():
+def test_the_manhattan_plugin_generates_the_builtin_nodes():  # fast tier: two plugin kernels compile, about 10 s
     boards = ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1", "1 2 3 4 5 6 7 8 0", NEAR_GOAL]
     for text in boards:
         board = Board.parse(text)
@@ -41,6 +42,15 @@ def test_the_manhattan_plugin_generates_the_builtin_nodes():
             for field in ("cost", "moves", "nodes_generated", "nodes_expanded", "h0", "iterations"):
                 assert getattr(plugin, field) == getattr(builtin, field), (text, name, field)
             assert plugin.extra["heuristic_version"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+
+
+def test_two_plugins_of_one_file_have_kernels_of_their_own():
+    """Kernels are compiled (outside the clock) per plugin function: the plugins of one file
+    share a source hash, and a key of the hash alone left the second one compiling inside its
+    first timed solve."""
+    keys = {kernel_heuristic(parse_heuristic(name, 3, GOAL), 3, GOAL).key
+            for name in ("plugin:manhattan-plugin", "plugin:manhattan-incremental", "plugin:twice-manhattan")}
+    assert len(keys) == 3
 
 
 @pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
@@ -174,3 +184,24 @@ def test_the_korf_taylor_example_is_admissible_on_every_8_puzzle(goal_name):
     assert h["plugin:korf-taylor"].mean() > h["plugin:line-conflicts"].mean() + 0.5
     found = check_heuristic("plugin:korf-taylor", 3, goal)
     assert found.admissible and not found.consistent  # the corner and last-move terms may jump by 3
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_the_conflict_table_example_is_the_builtin_linear_conflict_on_random_boards(size):
+    """The table-driven example reads Manhattan distance and each line's conflicts from tables
+    built at import; it is the built-in linear-conflict's definition, so h is equal board for board
+    (solvable or not: h reads only the tiles' places)."""
+    import numpy as np
+
+    from tilesweep.solver.board import goal_tiles
+    from tilesweep.solver.search import heuristic_values
+
+    load_files([EXAMPLE.parent / "conflict_table.py"])
+    rng = np.random.default_rng(size)
+    for goal_name in ("blank-last", "blank-first"):
+        goal = goal_tiles(goal_name, size)
+        boards = np.array([rng.permutation(size * size) for _ in range(5000)], dtype=np.int8)
+        h = {name: heuristic_values(boards, size, kernel_heuristic(parse_heuristic(name, size, goal), size, goal))
+             for name in ("linear-conflict", "plugin:conflict-table")}
+        assert (h["plugin:conflict-table"] == h["linear-conflict"]).all(), goal_name
+        assert h["linear-conflict"].min() > 0
