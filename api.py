@@ -16,7 +16,9 @@ is the guide.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
     from tilesweep.cluster.run import Progress
 
-__all__ = ["Sweep", "define_sweep", "open_sweep", "solve_board"]
+__all__ = ["Sweep", "SweepRun", "define_sweep", "open_sweep", "solve_board"]
 
 
 def _names(value) -> tuple[str, ...]:
@@ -180,6 +182,13 @@ class Sweep:
                              worker_wait=worker_wait(run))
             return finish(spec, self._baseline(baseline))
 
+    def start(self, *, retry_errors: bool = False, baseline: str | None = None, **where) -> SweepRun:
+        """Start :meth:`run` in a thread of its own and return at once, to follow it with
+        :meth:`SweepRun.progress` (a notebook's loop) and collect it with
+        :meth:`SweepRun.result`. The keywords are :meth:`run`'s; a bad one raises here."""
+        self._where(where)
+        return SweepRun(self, dict(retry_errors=retry_errors, baseline=baseline, **where))
+
     def _where(self, overrides: dict) -> RunOptions:
         unknown = sorted(set(overrides) - set(RUN_KEYS))
         if unknown:
@@ -211,6 +220,64 @@ class Sweep:
     def state(self) -> SweepState:
         """What the folder holds now: parts, rows, status counts (``tilesweep status``)."""
         return sweep_state(self.folder)
+
+
+_END = object()  # the last item of a run's progress queue
+
+
+class SweepRun:
+    """A sweep running in a thread of its own (:meth:`Sweep.start`)."""
+
+    def __init__(self, sweep: Sweep, run_options: dict):
+        self.sweep = sweep
+        self._updates: queue.Queue = queue.Queue()
+        self._summary: pd.DataFrame | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(run_options,), daemon=True,
+                                        name=f"tilesweep sweep {sweep.name}")
+        self._thread.start()
+
+    def _run(self, run_options: dict) -> None:
+        try:
+            self._summary = self.sweep.run(self._updates.put, **run_options)
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread
+            self._error = err
+        finally:
+            self._updates.put(_END)
+
+    def progress(self, timeout: float | None = None) -> Iterator[Progress]:
+        """Each :class:`~tilesweep.cluster.run.Progress` as its part is written, until the run
+        ends (then the run's error, if it failed, is raised). One iterator takes each update;
+        one started after the end yields what was not yet taken. ``timeout``: at most that many
+        seconds between two updates, else ``TimeoutError`` (the run goes on)."""
+        while True:
+            try:
+                update = self._updates.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"sweep {self.sweep.name!r} wrote no part for {timeout:g} s; it is still "
+                                   "running") from None
+            if update is _END:
+                self._updates.put(_END)  # later iterators end too
+                break
+            yield update
+        self._raise_error()
+
+    def done(self) -> bool:
+        """Whether the run has ended (finished or failed)."""
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> pd.DataFrame:
+        """The summary :meth:`Sweep.run` returns, once the run ends (its error raised instead
+        if it failed); ``TimeoutError`` if it has not ended within ``timeout`` seconds."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"sweep {self.sweep.name!r} is still running after {timeout:g} s")
+        self._raise_error()
+        return self._summary
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise self._error
 
 
 def load_tables(heuristic: str, size: int, goal, store: str | Path | None, build: bool = True,

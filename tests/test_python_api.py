@@ -116,6 +116,30 @@ def test_run_on_the_embedded_cluster_and_at_a_scheduler_address_gives_the_in_pro
     pd.testing.assert_frame_equal(rows(elsewhere.results()), reference)
 
 
+@pytest.mark.cluster
+def test_a_started_sweep_is_followed_by_its_progress_loop_and_ends_in_its_summary(tmp_path):
+    reference = rows(load_results(local_sweep(tmp_path / "local", "ref", plugin_files=(str(PLUGIN),), **SPEC)))
+    sweep = tilesweep.define_sweep(**SPEC, plugins=PLUGIN, out=tmp_path, name="started")
+    with pytest.raises(InvalidOptionError, match="workers"):
+        sweep.start(workers=0)  # bad input raises in the caller, before any thread
+    run = sweep.start(workers=2)
+    seen = [(p.chunks_done, p.solves_done, p.solves_total) for p in run.progress(timeout=600)]
+    assert seen == [(1, 8, 24), (2, 16, 24), (3, 24, 24)] and run.done()
+    summary = run.result()
+    pd.testing.assert_frame_equal(summary, sweep.summary())
+    pd.testing.assert_frame_equal(rows(sweep.results()), reference)
+    assert list(run.progress()) == []  # a second loop ends at once
+    again = sweep.start(workers=2)  # every part is on disk: nothing runs
+    assert list(again.progress(timeout=600)) == []
+    pd.testing.assert_frame_equal(again.result(), summary)
+    failing = tilesweep.define_sweep(**SPEC, plugins=PLUGIN, out=tmp_path, name="unreached")
+    failed = failing.start(scheduler="tcp://127.0.0.1:9")  # nothing listens there
+    with pytest.raises(tilesweep.TilesweepError, match="cannot reach the Dask scheduler"):
+        list(failed.progress(timeout=600))
+    with pytest.raises(tilesweep.TilesweepError, match="cannot reach the Dask scheduler"):
+        failed.result()
+
+
 def guide_blocks() -> list[tuple[int, str]]:
     """(line, code) of every python block of the guide."""
     return [(line, "\n".join(lines)) for language, line, lines in fenced_blocks(GUIDE) if language == "python"]
