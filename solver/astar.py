@@ -24,6 +24,7 @@ The path is traced back through the table: each board's last move names its pare
 
 import numpy as np
 
+from .graphsearch import FIRST_CAP, MAX_G
 from .hstate import (
     HS_LEN,
     PARTS_LEN,
@@ -56,8 +57,6 @@ H_PER_TILE, H_LINES, H_PDB, H_PARTS = 0, 1, 2, 3
 HMODE_NAMES = ("tiles", "lines", "pdb", "parts")
 LINE_BITS = 2  # a line's conflicts / 2: at most 3 on 4x4 (Korf's 2 x tiles to remove)
 LINE_SHIFT = 8  # above the tile sum, which is under 256 for Manhattan distance
-MAX_G = 1023  # as in graphsearch: the most moves a path may have
-FIRST_CAP = 1024  # boards the store holds before its first doubling (as in graphsearch)
 _G_MASK = np.uint64(0xFFFF)
 _NIBBLE = np.uint64(15)
 

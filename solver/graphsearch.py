@@ -27,7 +27,8 @@ from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_
 from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 
 ASTAR, BFS, DFS = 0, 1, 2
-MAX_G = 1023
+MAX_G = 1023  # the most moves a path may have: A*'s heap key holds g in 10 bits
+FIRST_CAP = 1024  # boards the store holds before its first doubling
 _SEQ_BITS = 42
 
 
@@ -140,7 +141,7 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
     if is_goal(tiles, goal_pos):
         return SOLVED, empty_path, 0, 1, 0, 0, h0
 
-    cap = 1024
+    cap = FIRST_CAP
     keys = np.zeros((cap, 2), dtype=np.uint64)
     gs = np.zeros(cap, dtype=np.int64)
     parents = np.zeros(cap, dtype=np.int64)

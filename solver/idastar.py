@@ -1,27 +1,38 @@
-"""IDA* (Korf 1985) as iterative numba kernels.
+"""IDA* (Korf 1985): the successor lists every IDA* kernel walks, and the per-tile and general kernels.
 
-Depth-first contours with bound = f of the root, then the smallest f that exceeded the
-previous bound. The blank tries ``U, L, R, D`` and never undoes its last move; a child
-is counted as generated when it is created, and the goal test is made then, accepted
-only when its f is within the bound. The search stops at the first goal it accepts.
-The root is counted once, not once per iteration: with Manhattan distance this
-reproduces Korf's published node counts (96 of his 100 to the node; docs/benchmarks.md).
+Each kernel is a contour (one depth-first pass under a bound) inside the iteration loop of
+:mod:`solver.deepening` (the per-tile kernel inside a copy of it, kept for its speed). The
+blank tries ``U, L, R, D`` and never undoes its last move; a child is counted as generated
+when it is created, and the goal test is made then, accepted only when its f is within the
+bound. The search stops at the first goal it accepts. The root is counted once, not once per
+iteration: with Manhattan distance this reproduces Korf's published node counts (96 of his
+100 to the node; docs/benchmarks.md).
 
-Both kernels walk precomputed successor lists (:func:`successor_lists`): for each blank
-cell and last move, the moves still allowed, each coded with its target cell, so the
-inner loop has no off-board or parent-pruning test. The stack holds, per depth, only
-the position in the parent's list (which also tells the parent's blank and the move
-taken) and what the heuristic needs to back up.
+Contours walk precomputed successor lists (:func:`successor_lists`): for each blank cell
+and last move, the moves still allowed, each coded with its target cell, so the inner
+loop has no off-board or parent-pruning test. The stack holds, per depth, only the
+position in the parent's list (which also tells the parent's blank and the move taken)
+and what the heuristic needs to back up. Either prunes with the automaton of
+:mod:`solver.fsm` instead when given one, carrying its state per depth.
 
-:func:`_idastar_tiles` serves the per-tile heuristics (Manhattan, misplaced, Euclidean):
-a child's h is one table read from its parent's and the board is touched only for
-children within the bound; it is the benchmark's hot loop. Both prune with the automaton of
-:mod:`solver.fsm` instead when given one, carrying its state per depth. :func:`_idastar` serves every
-heuristic, including linear conflicts and pattern databases.
+Kernels here:
+
+* :func:`_idastar_tiles` (and :func:`_idastar_tiles_in`, its per-board part in a batch)
+  for the per-tile heuristics (Manhattan, misplaced, Euclidean): a child's h is one table
+  read from its parent's and the board is touched only for children within the bound;
+  it is the benchmark's hot loop (:func:`contour_tiles`).
+* :func:`_idastar` for every built-in heuristic, including linear conflicts, walking
+  distance and ``max`` of several (:func:`contour`), and :func:`_idastar_plugin`, the
+  same with a plugin heuristic in the ``max``.
+
+The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_pdb`,
+:mod:`solver.idastar_walk` and :mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs
+these contours below the roots of a split search.
 """
 
 import numpy as np
 
+from .deepening import MAX_DEPTH, MAX_ITERATIONS, NO_BOUND, deepening, outputs
 from .hstate import (
     HS_LEN,
     PARTS_LEN,
@@ -40,12 +51,11 @@ from .jit import inline_kernel, kernel, plugin_kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
-MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
-MAX_ITERATIONS = 1024
 LIST_END = np.uint64(255)
 LIST_STRIDE = 8  # room for 4 moves and the end mark
 RANKS_STRIDE = 4  # per depth: a table index for each of up to 4 moves
 RANKS_LEN = (MAX_DEPTH + 1) * RANKS_STRIDE
+NO_EXCESS = 1 << 60  # the least excess of :func:`contour_tiles` when no child was cut off
 
 
 @inline_kernel
@@ -55,13 +65,6 @@ def is_goal(tiles, goal_pos):
         if goal_pos[tiles[c]] != c:
             return False
     return True
-
-
-@kernel
-def _outputs():
-    """Fresh output arrays: path, bounds and nodes per iteration."""
-    return (np.zeros(MAX_DEPTH, dtype=np.int8), np.zeros(MAX_ITERATIONS, dtype=np.int64),
-            np.zeros(MAX_ITERATIONS, dtype=np.int64))
 
 
 @inline_kernel
@@ -140,14 +143,14 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
     -------
     status : int64    RUNNING when the contour was searched to its end, else SOLVED or a limit
     generated, expanded : int64   the counters, carried on
-    min_excess : int64  smallest scaled excess of a cut-off child (1 << 60: none)
+    min_excess : int64  smallest scaled excess of a cut-off child (NO_EXCESS: none)
     cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
     check_at : int64  the next limit check
     """
     n4 = np.uint64(tiles.shape[0] * 4)
     # f > bound  <=>  s > room, with room = (bound - d - 1) * scale: no division per
     # child; the next bound comes from the smallest excess s - room of a cut-off child.
-    min_excess = np.int64(1) << 60
+    min_excess = np.int64(NO_EXCESS)
     room = (bound - g0 - 1) * scale
     d = 0
     b = np.uint64(blank)
@@ -213,6 +216,15 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
     return RUNNING, generated, expanded, min_excess, 0, check_at
 
 
+@inline_kernel
+def tiles_next_bound(bound, min_excess, scale):
+    """The bound after ``bound`` given the least scaled excess of a cut-off child (for a
+    split search's subtrees: NO_BOUND when none was)."""
+    if min_excess == NO_EXCESS:
+        return np.int64(NO_BOUND)
+    return bound + (min_excess + scale - 1) // scale
+
+
 @kernel
 def _idastar_tiles(tiles8, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm):
     """IDA* for a per-tile heuristic: h = ceil(sum of ``tile_cost[t, cell]`` / ``scale``),
@@ -241,7 +253,7 @@ def tiles_workspace():
     """The arrays one :func:`_idastar_tiles_in` call works in: path, bounds and nodes per
     iteration (its outputs), and the stack. A batch reuses one set for all its boards,
     since each solve writes before it reads."""
-    path, bounds, iter_nodes = _outputs()
+    path, bounds, iter_nodes = outputs()
     return (path, bounds, iter_nodes, np.zeros(MAX_DEPTH + 1, dtype=np.uint64),
             np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros(MAX_DEPTH + 1, dtype=np.int64))
 
@@ -260,6 +272,10 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
         if tiles8[c] == 0:
             blank0 = c
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
+    # This kernel keeps its own copy of the loop of solver.deepening: around this contour
+    # the shared loop ran Korf #1 1.5-5 % slower in one process (three runs), at 85-86 % of
+    # the C yardstick's nodes/s against 90-91 % (benchmarks/solver_speed.py, alternate
+    # processes, same sitting). tests/test_deepening.py holds both to the same accounting.
     generated = np.int64(1)  # the root
     expanded = np.int64(0)
     deadline = deadline_of(limits)
@@ -341,7 +357,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     -------
     status : int64    RUNNING when the contour was searched to its end, else SOLVED or a limit
     generated, expanded : int64   the counters, carried on
-    next_bound : int64  smallest f of a cut-off child (1 << 40: none)
+    next_bound : int64  smallest f of a cut-off child (NO_BOUND: none)
     cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
     check_at : int64  the next limit check
     """
@@ -349,7 +365,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
         group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
         goal_col, wd_link_v, wd_link_h, _, _, n_lookups, lookup_group, lookup_refl = H
     addr = table_addresses(tables)
-    next_bound = np.int64(1) << 40
+    next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
     q = q0
@@ -436,6 +452,18 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
+@inline_kernel
+def _general_contour(ctx, bound, generated, expanded, check_at, limits, deadline):
+    """:func:`contour` below the start, as :func:`solver.deepening.deepening` calls it."""
+    tiles, pos, size, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, plug, use_plug, \
+        goal = ctx
+    return contour(tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
+                   generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal)
+
+
+_deepen = deepening(_general_contour)
+
+
 @kernel
 def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     """IDA* for any heuristic, with parent or automaton pruning.
@@ -486,7 +514,7 @@ def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, u
     rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
     ranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    path, bounds, iter_nodes = _outputs()
+    path, bounds, iter_nodes = outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
@@ -498,22 +526,6 @@ def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, u
         if hp < 0:
             return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
         h0 = max(h0, hp)
-    generated = np.int64(1)  # the root
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    bound = h0
-    n_iter = 0
-    while n_iter < MAX_ITERATIONS:
-        start_generated = generated - 1 if n_iter == 0 else generated
-        bounds[n_iter] = bound
-        n_iter += 1
-        expanded += 1
-        status, generated, expanded, next_bound, cost, check_at = contour(
-            tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
-            generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal)
-        iter_nodes[n_iter - 1] = generated - start_generated
-        if status != RUNNING:
-            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0
-        bound = next_bound
-    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+    ctx = (tiles, pos, size, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, plug,
+           use_plug, goal)
+    return _deepen(ctx, h0, limits, path, bounds, iter_nodes)

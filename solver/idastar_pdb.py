@@ -14,15 +14,13 @@ than the caches the mirror lookups are too (:func:`mirrors_early`).
 
 import numpy as np
 
+from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .hstate import byte_at, group_rank, slide, table_addresses
 from .idastar import (
     LIST_END,
     LIST_STRIDE,
-    MAX_DEPTH,
-    MAX_ITERATIONS,
     RANKS_LEN,
     RANKS_STRIDE,
-    _outputs,
     blank_of,
     is_goal,
     list_start,
@@ -33,8 +31,8 @@ from .idastar import (
     write_path,
 )
 from .jit import inline_kernel, kernel
-from .limits import deadline_of, limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+from .limits import limit_hit, next_check
+from .status import RUNNING, SOLVED, TOO_DEEP
 
 # A table larger than this does not stay in the caches: its lookups go to memory.
 CACHED_TABLE_BYTES = 64 << 20
@@ -61,14 +59,15 @@ def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 
 
 @inline_kernel
-def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect,
-             early_mirrors, refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path,
-             generated, expanded, check_at, limits, deadline, fsm, use_fsm):
-    """One depth-first contour below the root, as
-    :func:`solver.idastar.contour`; ``vals``/``rvals`` (int64[MAX_DEPTH + 1, groups]) and
-    ``sums``/``rsums`` hold each depth's group values and sums, regular and reflected;
-    ``addr`` has each group's table address (:func:`solver.hstate.table_addresses`)."""
-    next_bound = np.int64(1) << 40
+def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
+    """One depth-first contour below the root, as :func:`solver.idastar.contour`, in the form
+    :func:`solver.deepening.deepening` takes; in ``ctx``, ``vals``/``rvals``
+    (int64[MAX_DEPTH + 1, groups]) and ``sums``/``rsums`` hold each depth's group values and
+    sums, regular and reflected; ``addr`` has each group's table address
+    (:func:`solver.hstate.table_addresses`)."""
+    tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early_mirrors, \
+        refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm = ctx
+    next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
     q = 0
@@ -164,6 +163,9 @@ def _contour(tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_til
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
+_deepen = deepening(_contour)
+
+
 @kernel
 def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     """IDA* with an additive PDB heuristic (``H.terms`` is the PDB sum alone), with parent
@@ -184,7 +186,7 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     rsums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     ranks = np.zeros(RANKS_LEN, dtype=np.int64)
     rranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    path, bounds, iter_nodes = _outputs()
+    path, bounds, iter_nodes = outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     sums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, False, vals[0])
@@ -192,25 +194,8 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     if reflect:
         rsums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, True, rvals[0])
         h0 = max(h0, rsums[0])
-    generated = np.int64(1)  # the root
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
     early = early_mirrors and reflect
     addr = table_addresses(tables)
-    bound = h0
-    n_iter = 0
-    while n_iter < MAX_ITERATIONS:
-        start_generated = generated - 1 if n_iter == 0 else generated
-        bounds[n_iter] = bound
-        n_iter += 1
-        expanded += 1
-        status, generated, expanded, next_bound, cost, check_at = _contour(
-            tiles, pos, bound, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early,
-            refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, generated, expanded,
-            check_at, limits, deadline, fsm, use_fsm)
-        iter_nodes[n_iter - 1] = generated - start_generated
-        if status != RUNNING:
-            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0
-        bound = next_bound
-    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+    ctx = (tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early, refl_tile,
+           refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm)
+    return _deepen(ctx, h0, limits, path, bounds, iter_nodes)

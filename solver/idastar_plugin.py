@@ -12,11 +12,9 @@ per depth.
 
 import numpy as np
 
+from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .idastar import (
     LIST_END,
-    MAX_DEPTH,
-    MAX_ITERATIONS,
-    _outputs,
     blank_of,
     is_goal,
     list_start,
@@ -26,16 +24,16 @@ from .idastar import (
     write_path,
 )
 from .jit import inline_kernel, kernel, plugin_kernel
-from .limits import deadline_of, limit_hit, next_check
-from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+from .limits import limit_hit, next_check
+from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP
 
 
 @inline_kernel
-def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded,
-                   check_at, limits, deadline, fsm, use_fsm, plug, step, use_step, hs):
-    """One contour below the start (``tiles``, blank on ``blank``); returns as
-    :func:`solver.idastar.contour`."""
-    next_bound = np.int64(1) << 40
+def contour_plugin(ctx, bound, generated, expanded, check_at, limits, deadline):
+    """One contour below the start (``tiles``, blank on ``blank``), in the form
+    :func:`solver.deepening.deepening` takes."""
+    tiles, blank, goal, goal_pos, lists, st_pos, st_q, path, fsm, use_fsm, plug, step, use_step, hs = ctx
+    next_bound = np.int64(NO_BOUND)
     d = 0
     b = np.int64(blank)
     q = np.int64(0)
@@ -98,6 +96,9 @@ def contour_plugin(tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, pat
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
+_deepen = deepening(contour_plugin)
+
+
 @kernel
 def no_step(tiles, goal, h, tile, source, target):
     """The incremental form of a plugin without one (never called)."""
@@ -118,30 +119,13 @@ def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step
         if tiles[c] == 0:
             blank = c
     lists = successor_lists(nbr)
-    path, bounds, iter_nodes = _outputs()
+    path, bounds, iter_nodes = outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = np.int64(plug(tiles, goal))
     hs = np.zeros(MAX_DEPTH + 1, dtype=np.int64)  # h of each node on the path
     hs[0] = h0
-    generated = np.int64(1)  # the root
-    expanded = np.int64(0)
     if h0 < 0:
-        return BAD_HEURISTIC, path, 0, generated, expanded, bounds, iter_nodes, 0, h0
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    bound = h0
-    n_iter = 0
-    while n_iter < MAX_ITERATIONS:
-        start_generated = generated - 1 if n_iter == 0 else generated
-        bounds[n_iter] = bound
-        n_iter += 1
-        expanded += 1
-        status, generated, expanded, next_bound, cost, check_at = contour_plugin(
-            tiles, blank, goal, goal_pos, bound, lists, st_pos, st_q, path, generated, expanded, check_at,
-            limits, deadline, fsm, use_fsm, plug, step, use_step, hs)
-        iter_nodes[n_iter - 1] = generated - start_generated
-        if status != RUNNING:
-            return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h0
-        bound = next_bound
-    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h0
+        return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
+    ctx = (tiles, blank, goal, goal_pos, lists, st_pos, st_q, path, fsm, use_fsm, plug, step, use_step, hs)
+    return _deepen(ctx, h0, limits, path, bounds, iter_nodes)

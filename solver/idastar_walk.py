@@ -13,12 +13,10 @@ in the lists.
 
 import numpy as np
 
+from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .hstate import ID_BITS, inversion_step, inversions, walk_value, with_distance
 from .idastar import (
     LIST_END,
-    MAX_DEPTH,
-    MAX_ITERATIONS,
-    _outputs,
     blank_of,
     is_goal,
     list_start,
@@ -27,12 +25,92 @@ from .idastar import (
     target_of,
     write_path,
 )
-from .jit import kernel
-from .limits import deadline_of, limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
+from .jit import inline_kernel, kernel
+from .limits import limit_hit, next_check
+from .status import RUNNING, SOLVED, TOO_DEEP
 from .walking import WD_BITS
 
 WD_MASK = (1 << WD_BITS) - 1
+
+
+@inline_kernel
+def contour_walk(ctx, bound, generated, expanded, check_at, limits, deadline):
+    """One contour below the start, in the form :func:`solver.deepening.deepening` takes;
+    the stack keeps each depth's axis patterns (``st_v``, ``st_h``) and inversion counts."""
+    tiles, blank0, v0, h0, iv0, ih0, size, goal_pos, lists, step, link_v, link_h, lc_code, use_id, fsm, use_fsm, \
+        st_pos, st_v, st_h, st_q, st_iv, st_ih, path = ctx
+    row = 2 * size
+    next_bound = np.int64(NO_BOUND)
+    d = 0
+    b = np.uint64(blank0)
+    v, h, q = v0, h0, np.int64(0)
+    iv, ih = iv0, ih0
+    p = list_start(blank0, -1)
+    while True:
+        code = lists[p]
+        if code == LIST_END:  # all children tried: back up
+            if d == 0:
+                break
+            d -= 1
+            p = st_pos[d]
+            pb = blank_of(lists[p - np.uint64(1)])
+            tiles[b] = tiles[pb]
+            tiles[pb] = 0
+            b = pb
+            v, h, q = st_v[d], st_h[d], st_q[d]
+            iv, ih = st_iv[d], st_ih[d]
+            continue
+        p += np.uint64(1)
+        m = move_of(code)
+        nq = q
+        if use_fsm:
+            nq = np.int64(fsm[q * 4 + m])
+            if nq < 0:
+                continue  # completes a forbidden move string: not generated
+        if generated >= check_at:
+            hit = limit_hit(generated, limits, deadline)
+            if hit != RUNNING:
+                return hit, generated, expanded, next_bound, 0, check_at
+            check_at = next_check(generated, limits)
+        generated += 1
+        tgt = target_of(code)
+        t = tiles[tgt]
+        v2, h2, iv2, ih2 = v, h, iv, ih
+        k = step[np.int64(t) * 4 + m]
+        if m == 0 or m == 3:  # U or D: the tile changes row
+            v2 = np.int64(link_v[(v >> WD_BITS) * row + k])
+            if use_id:
+                iv2 = with_distance((iv >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
+        else:
+            h2 = np.int64(link_h[(h >> WD_BITS) * row + k])
+            if use_id:
+                ih2 = with_distance((ih >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
+        wd = walk_value(v2, h2, iv2, ih2, use_id)
+        f = d + 1 + wd
+        if f > bound:
+            if f < next_bound:
+                next_bound = f
+            continue
+        tiles[b] = t
+        tiles[tgt] = 0
+        st_pos[d] = p
+        st_v[d], st_h[d], st_q[d] = v, h, q
+        st_iv[d], st_ih[d] = iv, ih
+        if wd == 0 and is_goal(tiles, goal_pos):
+            write_path(path, lists, st_pos, d + 1)
+            return SOLVED, generated, expanded, next_bound, d + 1, check_at
+        if d + 1 >= MAX_DEPTH:
+            return TOO_DEEP, generated, expanded, next_bound, 0, check_at
+        expanded += 1
+        d += 1
+        b = tgt
+        v, h, q = v2, h2, nq
+        iv, ih = iv2, ih2
+        p = list_start(tgt, m)
+    return RUNNING, generated, expanded, next_bound, 0, check_at
+
+
+_deepen = deepening(contour_walk)
 
 
 @kernel
@@ -63,8 +141,7 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.uint64)
     lists = successor_lists(nbr8)
-    row = 2 * size
-    path, bounds, iter_nodes = _outputs()
+    path, bounds, iter_nodes = outputs()
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_v = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     st_h = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
@@ -80,89 +157,9 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
         iv0 = with_distance(inversions(tiles, size, lc_code, False), size)
         ih0 = with_distance(inversions(tiles, size, lc_code, True), size)
     h_root = walk_value(v0, h0, iv0, ih0, use_id)
-    generated = np.int64(1)  # the root
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    bound = h_root
-    n_iter = 0
-    while n_iter < MAX_ITERATIONS:
-        start_generated = generated - 1 if n_iter == 0 else generated
-        bounds[n_iter] = bound
-        n_iter += 1
-        expanded += 1
-        next_bound = np.int64(1) << 40
-        d = 0
-        b = np.uint64(blank0)
-        v, h, q = v0, h0, np.int64(0)
-        iv, ih = iv0, ih0
-        p = list_start(blank0, -1)
-        while True:
-            code = lists[p]
-            if code == LIST_END:  # all children tried: back up
-                if d == 0:
-                    break
-                d -= 1
-                p = st_pos[d]
-                pb = blank_of(lists[p - np.uint64(1)])
-                tiles[b] = tiles[pb]
-                tiles[pb] = 0
-                b = pb
-                v, h, q = st_v[d], st_h[d], st_q[d]
-                iv, ih = st_iv[d], st_ih[d]
-                continue
-            p += np.uint64(1)
-            m = move_of(code)
-            nq = q
-            if use_fsm:
-                nq = np.int64(fsm[q * 4 + m])
-                if nq < 0:
-                    continue  # completes a forbidden move string: not generated
-            if generated >= check_at:
-                hit = limit_hit(generated, limits, deadline)
-                if hit != RUNNING:
-                    iter_nodes[n_iter - 1] = generated - start_generated
-                    return hit, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
-                check_at = next_check(generated, limits)
-            generated += 1
-            tgt = target_of(code)
-            t = tiles[tgt]
-            v2, h2, iv2, ih2 = v, h, iv, ih
-            k = step[np.int64(t) * 4 + m]
-            if m == 0 or m == 3:  # U or D: the tile changes row
-                v2 = np.int64(link_v[(v >> WD_BITS) * row + k])
-                if use_id:
-                    iv2 = with_distance((iv >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
-            else:
-                h2 = np.int64(link_h[(h >> WD_BITS) * row + k])
-                if use_id:
-                    ih2 = with_distance((ih >> ID_BITS) + inversion_step(tiles, t, b, tgt, size, lc_code), size)
-            wd = walk_value(v2, h2, iv2, ih2, use_id)
-            f = d + 1 + wd
-            if f > bound:
-                if f < next_bound:
-                    next_bound = f
-                continue
-            tiles[b] = t
-            tiles[tgt] = 0
-            st_pos[d] = p
-            st_v[d], st_h[d], st_q[d] = v, h, q
-            st_iv[d], st_ih[d] = iv, ih
-            if wd == 0 and is_goal(tiles, goal_pos):
-                write_path(path, lists, st_pos, d + 1)
-                iter_nodes[n_iter - 1] = generated - start_generated
-                return SOLVED, path, d + 1, generated, expanded, bounds, iter_nodes, n_iter, h_root
-            if d + 1 >= MAX_DEPTH:
-                return TOO_DEEP, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
-            expanded += 1
-            d += 1
-            b = tgt
-            v, h, q = v2, h2, nq
-            iv, ih = iv2, ih2
-            p = list_start(tgt, m)
-        iter_nodes[n_iter - 1] = generated - start_generated
-        bound = next_bound
-    return TOO_MANY_ITERATIONS, path, 0, generated, expanded, bounds, iter_nodes, n_iter, h_root
+    ctx = (tiles, blank0, v0, h0, iv0, ih0, size, goal_pos, lists, step, link_v, link_h, lc_code, use_id, fsm, use_fsm,
+           st_pos, st_v, st_h, st_q, st_iv, st_ih, path)
+    return _deepen(ctx, h_root, limits, path, bounds, iter_nodes)
 
 
 def walk_steps(size: int, goal: tuple[int, ...]) -> np.ndarray:

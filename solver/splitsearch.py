@@ -32,14 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .deepening import MAX_ITERATIONS, NO_BOUND
 from .ebf import effective_branching_factor
 from .frontier import Frontier, expand
 from .hstate import h_many
-from .idastar import MAX_ITERATIONS
 from .limits import CPU_CLOCK, LIMIT_CLOCK, LIMIT_NODES, LIMIT_NS, finished_late, make_limits
 from .search import heuristic_of
 from .status import EXHAUSTED, OUTCOMES, RUNNING, SOLVED, TOO_MANY_ITERATIONS
-from .subtrees import NO_BOUND, Chunk, ChunkResult, subtrees_call, warmed
+from .subtrees import Chunk, ChunkResult, subtrees_call, warmed
 
 # Chunks per worker in an iteration: at least MIN, one per CHUNK_NODES nodes of the iteration
 # before (the next is several times larger), at most MAX. Subtree sizes vary by orders of

@@ -18,15 +18,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import MAX_DEPTH, RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas
+from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas, tiles_next_bound
 from .jit import kernel
 from .limits import deadline_of, make_limits, next_check
 from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
 from .status import RUNNING, SOLVED
-
-NO_BOUND = 1 << 40  # no child was cut off
 
 
 @kernel
@@ -88,8 +87,7 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
                 tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
                 st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, False)
         sizes[r] = generated - before
-        if min_excess < np.int64(1) << 60:
-            next_bound = min(next_bound, bound + (min_excess + scale - 1) // scale)
+        next_bound = min(next_bound, tiles_next_bound(bound, min_excess, scale))
         if st == SOLVED:
             if solved < 0:
                 solved, cost = r, moves
