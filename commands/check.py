@@ -10,20 +10,27 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import HEURISTIC_NAMES, FormatOpt, GoalOpt, PluginOpt, StoreOpt, typed
+from tilesweep.commands.options import HEURISTIC_NAMES, GoalOpt, PluginOpt, StoreOpt, TableOrJsonOpt, typed
 
 
 def check_heuristic(
     heuristic: Annotated[str, typer.Argument(help=f"The heuristic to check: {HEURISTIC_NAMES}.")],
-    size: Annotated[int, typer.Option("--size", parser=typed("size"), help="Board width (3: every board against its exact distance).")] = 3,
+    size: Annotated[int, typer.Option(
+        "--size", parser=typed("size"), help="Board width (3: every board against its exact distance).")] = 3,
     goal: GoalOpt = "blank-last",
     plugin: PluginOpt = None,
     store: StoreOpt = None,
     worst: Annotated[int, typer.Option("--worst", help="Violations to show, the worst first.")] = 5,
-    sample: Annotated[Optional[int], typer.Option("--sample", parser=typed("count"), help="Check N uniform random boards against optimal costs solved with --reference (15-puzzles: required).")] = None,
+    sample: Annotated[Optional[int], typer.Option(
+        "--sample", parser=typed("count"),
+        help="Check N uniform random boards against optimal costs solved with --reference (15-puzzles: required)."
+    )] = None,
     seed: Annotated[int, typer.Option("--seed", parser=typed("seed"), help="Seed of the --sample boards.")] = 0,
-    reference: Annotated[Optional[str], typer.Option("--reference", help="The admissible heuristic the --sample boards are solved with (default: the strongest built-in, pdb:7-8+reflect on 4x4).")] = None,
-    fmt: FormatOpt = "table",
+    reference: Annotated[Optional[str], typer.Option(
+        "--reference",
+        help="The admissible heuristic the --sample boards are solved with (default: the strongest built-in, "
+             "pdb:7-8+reflect on 4x4).")] = None,
+    fmt: TableOrJsonOpt = "table",
 ) -> None:
     """Check a heuristic against the exact distance of every board (BFS from the goal), or
     of a sample of boards solved optimally (--sample N): admissible (never above it) and
@@ -34,12 +41,9 @@ def check_heuristic(
     from tilesweep.commands.solve import load_tables
     from tilesweep.jobs.check import STRONGEST, check_heuristic as check, check_sample
     from tilesweep.jobs.plugins import load_files
-    from tilesweep.solver.errors import InvalidOptionError
     from tilesweep.solver.solve import resolve_goal
 
     def action():
-        if fmt not in ("table", "json"):
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected table or json")
         load_files(plugin or ())
         goal_t = resolve_goal(goal, size)
         tables = load_tables(heuristic, size, goal_t, store, True)

@@ -9,7 +9,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tilesweep.jobs.spec import OPTION_PARSERS
-from tilesweep.solver.errors import BAD_INPUT
+from tilesweep.solver.errors import BAD_INPUT, InvalidOptionError
 from tilesweep.solver.heuristics import BASE_HEURISTICS, PARTITIONS, WALKING, WD_SIZES
 
 
@@ -61,18 +61,60 @@ def parsed_by(parse):
 
     return parser
 
-StoreOpt = Annotated[Optional[str], typer.Option("--store", help="PDB store folder (default: $TILESWEEP_STORE or the per-user cache).")]
-SizeOpt = Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width: 3, 4 or 5 (default: from the tile count).")]
+
+def listed(choices: tuple[str, ...]) -> str:
+    """``"table, csv or json"``."""
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
+
+
+def one_of(what: str, choices: tuple[str, ...]):
+    """A typer parser accepting only ``choices`` for option ``what`` (e.g. ``"format"``), its
+    error reported as :func:`typed`'s."""
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise InvalidOptionError(f"{what} {text!r} is not known; expected {listed(choices)}")
+        return text
+
+    return parsed_by(parse)
+
+
+def format_option(*choices: str, note: str = ""):
+    """A ``--format`` option taking one of ``choices``, checked as the command line is read."""
+    return Annotated[str, typer.Option("--format", parser=one_of("format", choices), help=f"{listed(choices)}{note}.")]
+
+StoreOpt = Annotated[Optional[str], typer.Option(
+    "--store", help="PDB store folder (default: $TILESWEEP_STORE or the per-user cache).")]
+SizeOpt = Annotated[Optional[int], typer.Option(
+    "--size", parser=typed("size"), help="Board width: 3, 4 or 5 (default: from the tile count).")]
 GoalOpt = Annotated[str, typer.Option("--goal", help="blank-last, blank-first, or the goal's tiles.")]
-MaxNodesOpt = Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
-TimeLimitOpt = Annotated[Optional[float], typer.Option("--time-limit", parser=typed("time_limit"), help="Stop a solve after this many wall seconds (status timeout).")]
-CpuTimeLimitOpt = Annotated[Optional[float], typer.Option("--cpu-time-limit", parser=typed("cpu_time_limit"), help="Stop a solve after this many seconds of its thread's CPU time, which a busy machine does not use up (status timeout); instead of --time-limit.")]
-PruneOpt = Annotated[str, typer.Option("--prune", help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
-MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=typed("max_memory"), help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: from the memory limit).")]
-SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")]
-WorkersOpt = Annotated[Optional[int], typer.Option("--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")]
-PluginOpt = Annotated[Optional[list[str]], typer.Option("--plugin", help="A Python file of plugin heuristics (a HEURISTICS dict of numba functions h(tiles, goal)), named plugin:NAME; repeat for several.")]
-FormatOpt = Annotated[str, typer.Option("--format", help="table, csv or json.")]
-WideOpt = Annotated[bool, typer.Option("--wide", help="Every summary column in the text table (csv and json always have them).")]
-ClockOpt = Annotated[str, typer.Option("--clock", help="Time figures by cpu (the solving thread's CPU time, the default) or wall seconds.")]
+MaxNodesOpt = Annotated[Optional[int], typer.Option(
+    "--max-nodes", parser=typed("max_nodes"), help="Stop after generating this many nodes (status budget_exceeded).")]
+TimeLimitOpt = Annotated[Optional[float], typer.Option(
+    "--time-limit", parser=typed("time_limit"), help="Stop a solve after this many wall seconds (status timeout).")]
+CpuTimeLimitOpt = Annotated[Optional[float], typer.Option(
+    "--cpu-time-limit", parser=typed("cpu_time_limit"),
+    help="Stop a solve after this many seconds of its thread's CPU time, which a busy machine does not use up "
+         "(status timeout); instead of --time-limit.")]
+PruneOpt = Annotated[str, typer.Option(
+    "--prune",
+    help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
+MaxMemoryOpt = Annotated[Optional[int], typer.Option(
+    "--max-memory", parser=typed("max_memory"),
+    help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: "
+         "from the memory limit).")]
+SchedulerOpt = Annotated[Optional[str], typer.Option(
+    "--scheduler", help="Dask scheduler address (default $DASK_SCHEDULER_ADDRESS, else a local cluster).")]
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    "--workers", parser=typed("workers"), help="Local worker processes (default: the core count).")]
+PluginOpt = Annotated[Optional[list[str]], typer.Option(
+    "--plugin",
+    help="A Python file of plugin heuristics (a HEURISTICS dict of numba functions h(tiles, goal)), named "
+         "plugin:NAME; repeat for several.")]
+FormatOpt = format_option("table", "csv", "json")
+RowFormatOpt = format_option("table", "csv", "json", "parquet", note=" (parquet needs --output)")
+TableOrJsonOpt = format_option("table", "json")
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="Every summary column in the text table (csv and json always have them).")]
+ClockOpt = Annotated[str, typer.Option(
+    "--clock", help="Time figures by cpu (the solving thread's CPU time, the default) or wall seconds.")]
 SweepsArg = Annotated[list[str], typer.Argument(help="Sweep folders (OUT/NAME), or folders holding sweeps.")]

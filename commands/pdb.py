@@ -95,7 +95,10 @@ def pdb_list(store: StoreOpt = None) -> None:
 @app.command("verify", cls=Command)
 def pdb_verify(
     store: StoreOpt = None,
-    deep: Annotated[bool, typer.Option("--deep", help="Also check each table's values the way its construction guarantees them (minutes for the 7-8 tables).")] = False,
+    deep: Annotated[bool, typer.Option(
+        "--deep",
+        help="Also check each table's values the way its construction guarantees them (minutes for the 7-8 tables)."
+    )] = False,
 ) -> None:
     """Re-hash every table of the store against its manifest; exit 1 if any is damaged.
 

@@ -9,13 +9,15 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import ClockOpt, FormatOpt, StoreOpt, SweepsArg, WideOpt
+from tilesweep.commands.options import ClockOpt, FormatOpt, RowFormatOpt, StoreOpt, SweepsArg, WideOpt, one_of
 from tilesweep.solver.errors import InvalidOptionError
 
 
 def summary(
-    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic to compare node counts with.")] = None,
+    results: Annotated[str, typer.Argument(
+        help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic to compare node counts with.")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
     clock: ClockOpt = "cpu",
@@ -36,8 +38,6 @@ def summary(
     from tilesweep.jobs.summary import format_summary, summarize
 
     def action():
-        if fmt not in ("table", "csv", "json"):
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         check_clock(clock)
         sweeps = verify_results(results)
         paths = [p for s in sweeps for p in s.paths]
@@ -53,28 +53,33 @@ def summary(
 
 
 def query(
-    results: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
-    where: Annotated[Optional[str], typer.Option("--where", help="pandas query, e.g. 'status == \"solved\" and cost > 20'.")] = None,
+    results: Annotated[str, typer.Argument(
+        help="A sweep folder (OUT/NAME), its results/ folder, or a folder of sweeps.")],
+    where: Annotated[Optional[str], typer.Option(
+        "--where", help="pandas query, e.g. 'status == \"solved\" and cost > 20'.")] = None,
     group_by: Annotated[Optional[str], typer.Option("--group-by", help="Comma list of columns.")] = None,
-    agg: Annotated[Optional[list[str]], typer.Option("--agg", help="COL:FN (count, sum, mean, median, min, max, std, nunique, pNN); repeat.")] = None,
+    agg: Annotated[Optional[list[str]], typer.Option(
+        "--agg", help="COL:FN (count, sum, mean, median, min, max, std, nunique, pNN); repeat.")] = None,
     sort: Annotated[Optional[str], typer.Option("--sort", help="Column to sort by; -COL for descending.")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", help="At most this many rows.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    columns: Annotated[Optional[str], typer.Option("--columns", help="Comma list of the columns to show, or all (default: every column, but a table of rows leaves out iterations, tiles, moves, worker, error and the limits).")] = None,
+    fmt: RowFormatOpt = "table",
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write to this file instead of stdout.")] = None,
+    columns: Annotated[Optional[str], typer.Option(
+        "--columns",
+        help="Comma list of the columns to show, or all (default: every column, but a table of rows leaves out "
+             "iterations, tiles, moves, worker, error and the limits).")] = None,
 ) -> None:
     """Filter, group and aggregate result rows (every part checked against the sweep's manifest first).
 
     Example: tilesweep query sweeps/NAME --where 'status == "solved"' --group-by heuristic --agg nodes_generated:mean
     """
-    from tilesweep.jobs.query import FORMATS, parse_query, run_query
+    from tilesweep.jobs.query import parse_query, run_query
     from tilesweep.jobs.results import load_results
     from tilesweep.jobs.schema import COLUMNS
     from tilesweep.jobs.summary import format_frame
 
     def action():
-        if fmt not in FORMATS:
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
         if fmt == "parquet" and not output:
             raise InvalidOptionError("format 'parquet' needs --output FILE")
         q = parse_query(where, group_by, tuple(agg or ()), sort, limit, columns)
@@ -103,11 +108,17 @@ def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
 
 
 def sql(
-    query_text: Annotated[str, typer.Argument(metavar="QUERY", help="One DuckDB SELECT over the views results and summary (WITH, DESCRIBE and SUMMARIZE are SELECTs too).")],
+    query_text: Annotated[str, typer.Argument(
+        metavar="QUERY",
+        help="One DuckDB SELECT over the views results and summary (WITH, DESCRIBE and SUMMARIZE are SELECTs too).")],
     sweeps: SweepsArg,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet (parquet needs --output).")] = "table",
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Run any DuckDB statements (several, separated by ;) with full file access: COPY, ATTACH, SET, read_csv of any file.")] = False,
+    fmt: RowFormatOpt = "table",
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write to this file instead of stdout.")] = None,
+    allow_writes: Annotated[bool, typer.Option(
+        "--allow-writes",
+        help="Run any DuckDB statements (several, separated by ;) with full file access: COPY, ATTACH, SET, read_csv"
+             " of any file.")] = False,
 ) -> None:
     """Run SQL (DuckDB) over sweeps' Parquet in place: views results (every row) and summary.
 
@@ -116,17 +127,14 @@ def sql(
     other files; refused with one line, exit 2). --allow-writes lifts all of it.
 
     Example: tilesweep sql "SELECT heuristic, avg(nodes_generated) FROM results WHERE status = 'solved' GROUP BY heuristic" sweeps/NAME
-    """
+    """  # noqa: E501 (help prints the example as it is written: one line to copy)
     import pyarrow.parquet as pq
 
-    from tilesweep.jobs.query import FORMATS
     from tilesweep.jobs.report.sql import connect, run_sql
     from tilesweep.jobs.report.sweeps import open_sweeps
     from tilesweep.jobs.summary import format_frame
 
     def action():
-        if fmt not in FORMATS:
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected one of: {', '.join(FORMATS)}")
         if fmt == "parquet" and not output:
             raise InvalidOptionError("format 'parquet' needs --output FILE")
         table = run_sql(connect(open_sweeps(sweeps), allow_writes=allow_writes), query_text, allow_writes)
@@ -143,11 +151,12 @@ def sql(
 def compare(
     old: Annotated[str, typer.Argument(help="The earlier sweep folder.")],
     new: Annotated[str, typer.Argument(help="The later sweep folder (same instances).")],
-    threshold: Annotated[str, typer.Option("--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
+    threshold: Annotated[str, typer.Option(
+        "--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
     fmt: FormatOpt = "table",
     clock: ClockOpt = "cpu",
 ) -> None:
-    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, time ratio (CPU seconds unless --clock wall).
+    """Pair two sweeps' rows: cost differences (exit 1), node and status changes, CPU (or --clock wall) time ratio.
 
     Example: tilesweep compare sweeps/before sweeps/after --threshold 5%
     """
@@ -161,8 +170,6 @@ def compare(
     from tilesweep.jobs.report.sweeps import open_sweeps
 
     def action():
-        if fmt not in ("table", "csv", "json"):
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         fraction = parse_threshold(threshold)
         check_clock(clock)
         result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction,
@@ -178,12 +185,18 @@ def compare(
 
 def report(
     sweeps: SweepsArg,
-    out: Annotated[Optional[str], typer.Option("--out", help="HTML file to write (default SWEEP/report.html for one sweep, else ./report.html).")] = None,
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
-    figures: Annotated[Optional[str], typer.Option("--figures", help="Also write each figure into this folder (needs Chromium).")] = None,
-    figure_format: Annotated[str, typer.Option("--figure-format", help="png or svg.")] = "png",
-    with_compare: Annotated[bool, typer.Option("--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
-    threshold: Annotated[str, typer.Option("--threshold", help="With --compare: flag time ratios above 1 + this (percent).")] = "5%",
+    out: Annotated[Optional[str], typer.Option(
+        "--out", help="HTML file to write (default SWEEP/report.html for one sweep, else ./report.html).")] = None,
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
+    figures: Annotated[Optional[str], typer.Option(
+        "--figures", help="Also write each figure into this folder (needs Chromium).")] = None,
+    figure_format: Annotated[str, typer.Option(
+        "--figure-format", parser=one_of("figure format", ("png", "svg")), help="png or svg.")] = "png",
+    with_compare: Annotated[bool, typer.Option(
+        "--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
+    threshold: Annotated[str, typer.Option(
+        "--threshold", help="With --compare: flag time ratios above 1 + this (percent).")] = "5%",
     clock: ClockOpt = "cpu",
 ) -> None:
     """Write one self-contained HTML report (plots, tables, replays) of one or more sweeps.
@@ -193,11 +206,9 @@ def report(
     from tilesweep.jobs.clocks import check_clock
     from tilesweep.jobs.report.build import build_report
     from tilesweep.jobs.report.compare import parse_threshold
-    from tilesweep.jobs.report.export import FORMATS, export_figures
+    from tilesweep.jobs.report.export import export_figures
 
     def action():
-        if figure_format not in FORMATS:
-            raise InvalidOptionError(f"figure format {figure_format!r} is not known; expected png or svg")
         start = time.perf_counter()
         built = build_report(sweeps, out, baseline, with_compare, parse_threshold(threshold), check_clock(clock))
         typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
@@ -210,17 +221,19 @@ def report(
     built = run_guarded(action)
     typer.echo(str(built.path))
     if built.comparison is not None and built.comparison.cost_differences:
-        typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different costs", err=True)
+        typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different "
+                   "costs", err=True)
         raise typer.Exit(1)
 
 
 def verify(
     sweep: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME).")],
-    sample: Annotated[Optional[int], typer.Option("--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
+    sample: Annotated[Optional[int], typer.Option(
+        "--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample (default 0).")] = 0,
     store: StoreOpt = None,
 ) -> None:
-    """Solve a seeded sample of a sweep's rows again on this installation and compare status, cost, moves and node counts.
+    """Solve a seeded sample of a sweep's rows again on this installation; compare status, cost, moves, nodes.
 
     Rows whose outcome depends on the machine (timeout, error, a memory budget) are left out.
     Exit 1 when any row differs, naming each.

@@ -83,7 +83,8 @@ def _print_solution(result, board, goal, trace: bool) -> None:
 
 
 def solve(
-    tiles: Annotated[str, typer.Argument(help="Tiles row-major, 0 = blank: '8 6 7 2 5 4 3 0 1', '8,6,7,...' or '867254301'.")],
+    tiles: Annotated[str, typer.Argument(
+        help="Tiles row-major, 0 = blank: '8 6 7 2 5 4 3 0 1', '8,6,7,...' or '867254301'.")],
     size: SizeOpt = None,
     goal: GoalOpt = "blank-last",
     algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="astar, idastar, bfs or dfs.")] = "idastar",
@@ -97,12 +98,20 @@ def solve(
     plugin: PluginOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
-    no_build: Annotated[bool, typer.Option("--no-build", help="Refuse instead of building a missing pattern database.")] = False,
-    parallel: Annotated[bool, typer.Option("--parallel", help="IDA* with its iterations split into Dask tasks (one board on many cores).")] = False,
+    no_build: Annotated[bool, typer.Option(
+        "--no-build", help="Refuse instead of building a missing pattern database.")] = False,
+    parallel: Annotated[bool, typer.Option(
+        "--parallel", help="IDA* with its iterations split into Dask tasks (one board on many cores).")] = False,
     scheduler: SchedulerOpt = None,
     workers: WorkersOpt = None,
-    split_depth: Annotated[Optional[int], typer.Option("--split-depth", parser=parsed_by(lambda text: check_split_depth(text, None)), help="--parallel: depth of the frontier whose subtrees are the tasks' work (default 14 on 3x3, 11 on 4x4, 9 on 5x5).")] = None,
-    complete_last_iteration: Annotated[bool, typer.Option("--complete-last-iteration", help="--parallel: search the whole last iteration (a node count independent of workers and tasks) instead of cancelling its tasks at the first goal.")] = False,
+    split_depth: Annotated[Optional[int], typer.Option(
+        "--split-depth", parser=parsed_by(lambda text: check_split_depth(text, None)),
+        help="--parallel: depth of the frontier whose subtrees are the tasks' work (default 14 on 3x3, 11 on 4x4, 9 "
+             "on 5x5).")] = None,
+    complete_last_iteration: Annotated[bool, typer.Option(
+        "--complete-last-iteration",
+        help="--parallel: search the whole last iteration (a node count independent of workers and tasks) instead of"
+             " cancelling its tasks at the first goal.")] = False,
 ) -> None:
     """Solve one board optimally and print the moves and the node counts.
 

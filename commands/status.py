@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
+from tilesweep.commands.options import TableOrJsonOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 CANCEL_SECONDS = 120.0  # a client closing its cluster (cancelling Slurm jobs) takes seconds
@@ -86,18 +87,18 @@ def status_line(info: dict) -> str:
 
 
 def status(
-    sweeps: Annotated[Optional[list[str]], typer.Argument(help="Sweep folders (OUT/NAME); none: every sweep under --out.")] = None,
+    sweeps: Annotated[Optional[list[str]], typer.Argument(
+        help="Sweep folders (OUT/NAME); none: every sweep under --out.")] = None,
     out: Annotated[str, typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = "sweeps",
-    watch: Annotated[bool, typer.Option("--watch", help="Refresh every 2 s until every sweep shown stops running.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    watch: Annotated[bool, typer.Option(
+        "--watch", help="Refresh every 2 s until every sweep shown stops running.")] = False,
+    fmt: TableOrJsonOpt = "table",
 ) -> None:
     """Each sweep's state (planned, running, finished, interrupted, cancelled), rows per configuration, pace and client.
 
     Example: tilesweep status sweeps/NAME --watch
     """
     def action():
-        if fmt not in ("table", "json"):
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected table or json")
         return sweep_folders(sweeps or [], out)
 
     folders = run_guarded(action)
@@ -112,7 +113,9 @@ def status(
 def cancel(
     sweep: Annotated[str, typer.Argument(help="The sweep folder (OUT/NAME) whose running client to stop.")],
 ) -> None:
-    """Stop a sweep's client (detached, or in another terminal) as a Ctrl-C would: its cluster (and Slurm jobs) close, the parts written stay, a rerun resumes.
+    """Stop a sweep's client (detached, or elsewhere) as Ctrl-C would: its cluster and jobs close, parts stay.
+
+    A rerun resumes it.
 
     Example: tilesweep cancel sweeps/NAME
     """

@@ -28,7 +28,6 @@ from tilesweep.commands.options import (
     typed,
 )
 from tilesweep.commands.progress import BuildProgressLine, ProgressBar
-from tilesweep.solver.errors import InvalidOptionError
 
 BATCH_NAMES = {"slurm": "Slurm", "pbs": "PBS", "sge": "SGE"}
 QUEUE_COMMANDS = {"slurm": "squeue --me", "pbs": "qstat -u $USER", "sge": "qstat"}
@@ -44,53 +43,97 @@ def _print_summary(frame, fmt: str, wide: bool) -> None:
 
 
 def sweep(
-    spec_file: Annotated[Optional[str], typer.Argument(help="A TOML sweep spec; options given here override it.")] = None,
-    size: Annotated[Optional[int], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4; korf50-24: 5).")] = None,
+    spec_file: Annotated[Optional[str], typer.Argument(
+        help="A TOML sweep spec; options given here override it.")] = None,
+    size: Annotated[Optional[int], typer.Option(
+        "--size", parser=typed("size"), help="Board width 3, 4 or 5 (default 3; korf100: 4; korf50-24: 5).")] = None,
     goal: Annotated[Optional[str], typer.Option("--goal", help="blank-last (default), blank-first or tiles.")] = None,
-    count: Annotated[Optional[int], typer.Option("--count", parser=typed("count"), help="Number of instances (default 100; a file, korf100 or korf50-24: all).")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
-    instances: Annotated[Optional[str], typer.Option("--instances", parser=typed("instances"), help="uniform, walk:K, korf100, korf50-24 or a file with one board a line.")] = None,
-    algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
-    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (all pairs run).")] = None,
+    count: Annotated[Optional[int], typer.Option(
+        "--count", parser=typed("count"), help="Number of instances (default 100; a file, korf100 or korf50-24: all)."
+    )] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", parser=typed("seed"), help="Seed of uniform and walk:K instances (default 0).")] = None,
+    instances: Annotated[Optional[str], typer.Option(
+        "--instances", parser=typed("instances"),
+        help="uniform, walk:K, korf100, korf50-24 or a file with one board a line.")] = None,
+    algorithm: Annotated[Optional[list[str]], typer.Option(
+        "--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
+    heuristic: Annotated[Optional[list[str]], typer.Option(
+        "--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (all pairs run).")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,
     scheduler: SchedulerOpt = None,
-    scheduler_file: Annotated[Optional[str], typer.Option("--scheduler-file", help="A Dask scheduler file (dask scheduler --scheduler-file FILE writes it) naming the scheduler; waits for it to appear. For a sweep inside one batch allocation: tilesweep sbatch-script.")] = None,
+    scheduler_file: Annotated[Optional[str], typer.Option(
+        "--scheduler-file",
+        help="A Dask scheduler file (dask scheduler --scheduler-file FILE writes it) naming the scheduler; waits for"
+             " it to appear. For a sweep inside one batch allocation: tilesweep sbatch-script.")] = None,
     workers: WorkersOpt = None,
-    parallel_above: Annotated[Optional[int], typer.Option("--parallel-above", parser=typed("parallel_above"), help="IDA* rows that pass this many nodes are stopped and, once the other tasks are done, solved by parallel IDA* on every worker (the same rows).")] = None,
-    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
-    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
+    parallel_above: Annotated[Optional[int], typer.Option(
+        "--parallel-above", parser=typed("parallel_above"),
+        help="IDA* rows that pass this many nodes are stopped and, once the other tasks are done, solved by parallel"
+             " IDA* on every worker (the same rows).")] = None,
+    chunk_size: Annotated[Optional[str], typer.Option(
+        "--chunk-size", parser=typed("chunk_size"), help="Instances per task, or auto (tasks of ~2 s).")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option(
+        "--max-nodes", parser=typed("max_nodes"), help="Node budget per solve (status budget_exceeded).")] = None,
     time_limit: TimeLimitOpt = None,
     cpu_time_limit: CpuTimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
-    repeat: Annotated[Optional[int], typer.Option("--repeat", parser=typed("repeat"), help="Time each solved row this many times (default 1), for timing studies of small boards: min and median seconds kept, nodes must agree (else the row is an error).")] = None,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", parser=typed("cluster"), help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install 'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
-    max_jobs: Annotated[Optional[int], typer.Option("--max-jobs", parser=typed("max_jobs"), help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
-    cluster_option: Annotated[Optional[list[str]], typer.Option("--cluster-option", help="KEY=VALUE overriding a jobqueue.yaml setting of the batch jobs (account, queue, walltime, cores, memory, job_script_prologue, job_extra_directives, interface, ...); the value is JSON or text; repeatable.")] = None,
-    detach: Annotated[bool, typer.Option("--detach", help="Plan the sweep, run its client in the background (log in the sweep's folder) and return; follow it with tilesweep status, stop it with tilesweep cancel.")] = False,
-    worker_wait: Annotated[Optional[float], typer.Option("--worker-wait", parser=typed("worker_wait"), help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default 300; with --cluster slurm, pbs or sge 1800, for jobs queued; after 10 s without one it says so).")] = None,
-    retry_errors: Annotated[bool, typer.Option("--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
-    prune: Annotated[Optional[str], typer.Option("--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
+    repeat: Annotated[Optional[int], typer.Option(
+        "--repeat", parser=typed("repeat"),
+        help="Time each solved row this many times (default 1), for timing studies of small boards: min and median "
+             "seconds kept, nodes must agree (else the row is an error).")] = None,
+    cluster: Annotated[Optional[str], typer.Option(
+        "--cluster", parser=typed("cluster"),
+        help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install "
+             "'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
+    max_jobs: Annotated[Optional[int], typer.Option(
+        "--max-jobs", parser=typed("max_jobs"),
+        help="Adaptive batch jobs, from none up to this many while there is work (--cluster slurm).")] = None,
+    cluster_option: Annotated[Optional[list[str]], typer.Option(
+        "--cluster-option",
+        help="KEY=VALUE overriding a jobqueue.yaml setting of the batch jobs (account, queue, walltime, cores, "
+             "memory, job_script_prologue, job_extra_directives, interface, ...); the value is JSON or text; "
+             "repeatable.")] = None,
+    detach: Annotated[bool, typer.Option(
+        "--detach",
+        help="Plan the sweep, run its client in the background (log in the sweep's folder) and return; follow it "
+             "with tilesweep status, stop it with tilesweep cancel.")] = False,
+    worker_wait: Annotated[Optional[float], typer.Option(
+        "--worker-wait", parser=typed("worker_wait"),
+        help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default"
+             " 300; with --cluster slurm, pbs or sge 1800, for jobs queued; after 10 s without one it says so)."
+    )] = None,
+    retry_errors: Annotated[bool, typer.Option(
+        "--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
+    prune: Annotated[Optional[str], typer.Option(
+        "--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
     plugin: PluginOpt = None,
-    check_heuristics: Annotated[bool, typer.Option("--check-heuristics", help="First check each heuristic as tilesweep check-heuristic does (8-puzzle: every board; 15-puzzle: a sample of 10 solved with the strongest built-in); an inadmissible one stops the sweep before any work (exit 1).")] = False,
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
+    check_heuristics: Annotated[bool, typer.Option(
+        "--check-heuristics",
+        help="First check each heuristic as tilesweep check-heuristic does (8-puzzle: every board; 15-puzzle: a "
+             "sample of 10 solved with the strongest built-in); an inadmissible one stops the sweep before any work "
+             "(exit 1).")] = False,
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic the summary compares with (default: the first, if several).")] = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
 ) -> None:
     """Solve every instance with every algorithm x heuristic on Dask; write Parquet; print a summary.
 
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
-    """
+    """  # noqa: E501 (help prints the example as it is written: one line to copy)
     from tilesweep.jobs.spec import build_spec
     from tilesweep.jobs.sweep import finish, prepare
 
     options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
                    algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
-                   name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes, chunk_size=chunk_size,
-                   workers=workers, parallel_above=parallel_above, time_limit=time_limit, max_memory=max_memory, prune=prune,
-                   cpu_time_limit=cpu_time_limit, repeat=repeat,
+                   name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes,
+                   chunk_size=chunk_size, workers=workers, parallel_above=parallel_above, time_limit=time_limit,
+                   max_memory=max_memory, prune=prune, cpu_time_limit=cpu_time_limit, repeat=repeat,
                    worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
                    cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
 
@@ -98,8 +141,6 @@ def sweep(
         from tilesweep.cluster.connect import check_workers, scheduler_address
         from tilesweep.cluster.tables import check_store
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
-        if fmt not in ("table", "csv", "json"):
-            raise InvalidOptionError(f"format {fmt!r} is not known; expected table, csv or json")
         check_store(spec, run.store)
         if check_heuristics:
             _check_heuristics(spec, run.store)
@@ -242,7 +283,8 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
         bar = ProgressBar()
         if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
             follow(warming, bar.kernels)
-        with connect(run.scheduler, run.workers, batch=batch_options(spec, run), scheduler_file=run.scheduler_file) as client:
+        with connect(run.scheduler, run.workers, batch=batch_options(spec, run),
+                     scheduler_file=run.scheduler_file) as client:
             if run.batch:
                 batch_cluster.append(client.cluster)
             link = dashboard_link(client)

@@ -12,9 +12,11 @@ from tilesweep.solver.errors import InvalidOptionError
 
 
 def ui(
-    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default; anything else is reachable by others).")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to bind (loopback by default; anything else is reachable by others).")] = "127.0.0.1",
     port: Annotated[str, typer.Option("--port", help="Port to listen on (0: any free port).")] = "8000",
-    out: Annotated[str, typer.Option("--out", help="Folder holding sweeps, the only files the pages serve.")] = "sweeps",
+    out: Annotated[str, typer.Option(
+        "--out", help="Folder holding sweeps, the only files the pages serve.")] = "sweeps",
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,

@@ -12,9 +12,13 @@ from tilesweep.commands.options import HEURISTIC_NAMES, typed
 
 
 def warm(
-    size: Annotated[Optional[list[int]], typer.Option("--size", parser=typed("size"), help="Board width 3, 4 or 5; repeat for several (default: all three).")] = None,
-    algorithm: Annotated[Optional[list[str]], typer.Option("--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several (default: all).")] = None,
-    heuristic: Annotated[Optional[list[str]], typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (default: every one offered for the size).")] = None,
+    size: Annotated[Optional[list[int]], typer.Option(
+        "--size", parser=typed("size"), help="Board width 3, 4 or 5; repeat for several (default: all three).")] = None,
+    algorithm: Annotated[Optional[list[str]], typer.Option(
+        "--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several (default: all).")] = None,
+    heuristic: Annotated[Optional[list[str]], typer.Option(
+        "--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (default: every one offered for the size)."
+    )] = None,
 ) -> None:
     """Compile every kernel a sweep or a solve can call into numba's cache, so that no later
     run compiles (minutes of CPU when nothing is narrowed; a second call loads them in seconds).

@@ -1,8 +1,11 @@
 """Solving one chunk of a sweep: the pure function every Dask task (and the local loop) runs.
 
-No Dask here. :func:`solve_chunk` takes plain data (a :class:`ChunkJob`) and a
-``tables_for(heuristic_name)`` callback that returns a ``pdb:`` heuristic's tables (the
-worker plugin keeps them memory-mapped once per process).
+No Dask here. :func:`solve_chunk_table` is what a task runs: it takes plain data (a
+:class:`ChunkJob`) and a ``tables_for(heuristic_name)`` callback that returns a ``pdb:``
+heuristic's tables (the worker plugin keeps them memory-mapped once per process), and
+solves the chunk's boards in batches. :func:`solve_chunk` gives the same rows one
+:func:`solver.solve.solve` at a time: no task runs it; it is the reference the tests and
+benchmarks hold the batches to.
 """
 
 from __future__ import annotations
@@ -139,7 +142,8 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
 
 
 def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> list[dict]:
-    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order.
+    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order,
+    one solve at a time: the reference for :func:`solve_chunk_table` (no task runs it).
 
     ``memory_budget()`` gives the bytes a graph search may store when the job sets no
     ``max_memory`` (asked before each solve: what is free changes as a worker runs).
