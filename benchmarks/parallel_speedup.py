@@ -73,7 +73,8 @@ def main() -> None:
     best: dict[str, float] = {}
     modes = [mode for mode in ("stop at goal", "whole last iteration") if args.modes in ("both", mode.split()[0])]
     with connect(workers=1) as one, connect(workers=args.workers) as many:
-        runners = {f"{n} worker{'s' * (n > 1)}, {mode}": dask_runner(client, None, depth, mode == "whole last iteration")
+        runners = {f"{n} worker{'s' * (n > 1)}, {mode}":
+                   dask_runner(client, None, depth, mode == "whole last iteration")
                    for mode in modes for n, client in ((1, one), (args.workers, many))}
         for _ in range(args.repeats):
             before = load()

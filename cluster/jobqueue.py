@@ -5,7 +5,8 @@ lines, extra directives) come from Dask's own ``jobqueue.yaml`` as dask-jobqueue
 ``--cluster-option KEY=VALUE`` overrides one for a sweep, its value read as JSON, else as
 text (``cores=2``, ``job_extra_directives=["--exclusive"]``, ``walltime=02:00:00``).
 dask-jobqueue gives each worker the job's memory divided by its processes as its memory
-limit, which the solves' memory budget is taken from (:func:`.memory.default_budget`): both agree with the job's ``--mem``.
+limit, which the solves' memory budget is taken from (:func:`.memory.default_budget`): both
+agree with the job's ``--mem``.
 
 dask-jobqueue is an optional extra (``tilesweep[hpc]``), imported only here.
 """
@@ -86,8 +87,8 @@ def batch_options(spec, run) -> dict | None:
 
 @contextmanager
 def job_cluster(kind: str, options, jobs: int | None, max_jobs: int | None, logs: Path | None = None):
-    """Yield a started dask-jobqueue cluster of ``kind`` (``options``: ``KEY=VALUE`` texts) scaled to ``jobs`` (fixed) or adaptive
-    from 0 to ``max_jobs``; closing it cancels its jobs."""
+    """Yield a started dask-jobqueue cluster of ``kind`` (``options``: ``KEY=VALUE`` texts) scaled to ``jobs``
+    (fixed) or adaptive from 0 to ``max_jobs``; closing it cancels its jobs."""
     cls = cluster_class(kind)
     kwargs = job_options(kind, settings(options), logs)
     try:

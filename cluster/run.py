@@ -168,8 +168,9 @@ def register(client: Client, plugin, name: str) -> None:
             gone = sorted(before)
         raise UnreachableWorkerError(
             f"worker {', '.join(repr(w) for w in gone)} did not answer the scheduler, which expected every worker "
-            f"to acknowledge the sweep's setup ({name}), and dropped it ({type(err).__name__}); check that the scheduler "
-            "can reach every worker, or stop the unreachable one, and rerun (finished parts are kept)") from None
+            f"to acknowledge the sweep's setup ({name}), and dropped it ({type(err).__name__}); check that the "
+            "scheduler can reach every worker, or stop the unreachable one, and rerun (finished parts are "
+            "kept)") from None
 
 
 def check_workers_version(client: Client) -> None:

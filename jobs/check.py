@@ -145,7 +145,8 @@ def _check_moves(check: HeuristicCheck, boards: np.ndarray, h: np.ndarray, size:
         bad = np.flatnonzero(jump > 1)
         check.moves += int(ok.sum())
         check.inconsistent_moves += len(bad)
-        jumps += [(int(jump[i]), int(rows[ok][i]), children[i], int(hc[i])) for i in bad[np.argsort(-jump[bad])][:worst]]
+        worst_first = bad[np.argsort(-jump[bad])][:worst]
+        jumps += [(int(jump[i]), int(rows[ok][i]), children[i], int(hc[i])) for i in worst_first]
     if both_ends:
         check.inconsistent_moves //= 2  # each move is met from both of its boards
     jumps.sort(key=lambda j: -j[0])

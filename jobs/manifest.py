@@ -121,7 +121,8 @@ def recording(folder: Path, entry: dict):
     renames the entry's file into place): :func:`~tilesweep.pdb_store.files.atomic_write`'s guard."""
     with locked(folder, exclusive=True) as fd:
         if fd is None:
-            raise CorruptPartError(f"{str(manifest_path(folder))!r} is missing; rerun the sweep to record its parts again")
+            raise CorruptPartError(f"{str(manifest_path(folder))!r} is missing; rerun the sweep to record its parts "
+                                   "again")
         _drop_torn_tail(fd)
         os.write(fd, _line(entry))
         os.fsync(fd)

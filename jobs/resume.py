@@ -101,7 +101,8 @@ def repair(spec: SweepSpec) -> Repair:
                 out.kept[record.chunk] = record
             else:
                 problems.append(Problem(results_dir(folder) / record.part,
-                                        f"holds {record.rows} rows; chunk {record.chunk} has {expected_rows(spec, record.chunk)}"))
+                                        f"holds {record.rows} rows; chunk {record.chunk} has "
+                                        f"{expected_rows(spec, record.chunk)}"))
         out.moved = [(p.path, move_aside(folder, p.path), p.what) for p in problems if p.present]
     if manifest is None or out.moved or manifest.superseded or len(out.kept) != len(manifest.parts):
         records = [out.kept[c] for c in sorted(out.kept)]

@@ -70,7 +70,8 @@ FROM rows WHERE status = 'solved' AND {GROUPED} GROUP BY ALL"""
 # (a run listed twice counts once: the first).
 PAIRS = f"""WITH solved AS (
   SELECT * FROM rows WHERE status = 'solved' AND {GROUPED}
-  QUALIFY row_number() OVER (PARTITION BY {", ".join(INSTANCE_KEYS)}, algorithm, heuristic, pruning ORDER BY _order) = 1),
+  QUALIFY row_number() OVER (PARTITION BY {", ".join(INSTANCE_KEYS)}, algorithm, heuristic, pruning
+                             ORDER BY _order) = 1),
 base AS (SELECT * FROM solved WHERE heuristic = $baseline)
 SELECT s.size, s.algorithm, s.heuristic, s.pruning, count(*) AS paired,
   sum(s.nodes_generated::DOUBLE) AS n, sum(b.nodes_generated::DOUBLE) AS ref,

@@ -22,7 +22,8 @@ MAX_DEPTH = UNREACHED - 1
 PARALLEL_MIN_ENTRIES = 1 << 22
 
 
-def check_goal_group(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def check_goal_group(size: int, goal: tuple[int, ...],
+                     group: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Validate a goal and a pattern group; return both as tuples of ``int``.
 
     Raises

@@ -49,7 +49,8 @@ def _tile_problems(tokens: list[str], size: int) -> list[str]:
     numbers = [t for t in tokens if re.fullmatch(r"\d+", t)]
     huge = [t for t in numbers if len(t.lstrip("0")) > 9]  # beyond every board, perhaps beyond what int() takes
     values = [int(t) for t in numbers if t not in huge]
-    out_of_range = [*map(str, sorted({v for v in values if v >= count})), *(f"{t[:9]}... ({len(t):,} digits)" for t in huge)]
+    out_of_range = [*map(str, sorted({v for v in values if v >= count})),
+                    *(f"{t[:9]}... ({len(t):,} digits)" for t in huge)]
     if out_of_range:
         problems.append(f"out of range 0..{count - 1}: " + ", ".join(out_of_range))
     seen, dups = set(), []
@@ -159,8 +160,8 @@ def parity_facts(tiles, goal, size: int) -> str:
     names = ("even", "odd")
     perm, dist = permutation_parity(tiles, goal), _blank_distance(tiles, goal, size)
     return (f"the tiles (blank included) are an {names[perm]} permutation of the goal and "
-            f"the blank is {dist} move{'' if dist == 1 else 's'} ({names[dist % 2]}) from its goal cell; every move flips "
-            "both parities, so they must agree")
+            f"the blank is {dist} move{'' if dist == 1 else 's'} ({names[dist % 2]}) from its goal cell; every move "
+            "flips both parities, so they must agree")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 A search keeps the board twice (``tiles[cell]`` and ``pos[tile]``) and, per depth, a
 row of the heuristic's parts (int64[HS_LEN]): the scaled per-tile sum, the
 linear-conflict and pattern sums, each line's and group's value, the two walking
-distance patterns and, for ``walking-distance+id``, the two inversion counts. A move changes one tile, so it changes at most two lines, one group,
+distance patterns and, for ``walking-distance+id``, the two inversion counts. A move
+changes one tile, so it changes at most two lines, one group,
 one group of each further pattern-database lookup (a reflected one, or another database
 of a ``max``) and one walking-distance pattern: a child's h is the parent's row
 plus those few differences (:func:`child_h`), and only a child that is kept gets a row

@@ -3,7 +3,8 @@
 Every tier runs by default, as in CI. ``-m "not slow"`` leaves out all slow tiers while
 developing: the exhaustive checks (``slow``) and the tiers that start real processes
 (``cluster``: Dask schedulers and workers; ``docker``: images and containers; ``browser``:
-headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow too. ``-m cluster`` and the like run one tier.
+headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow too.
+``-m cluster`` and the like run one tier.
 
 A check over every board or entry that CI covers by a seeded sample keeps its exhaustive
 variant under the marker ``exhaustive``: skipped unless ``--exhaustive`` is given.

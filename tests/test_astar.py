@@ -91,9 +91,9 @@ def test_each_heuristic_takes_its_way_of_finding_h(size):
         spec, tables = types_of(parse_heuristic(name, size, goal), size)  # stand-in tables
         return astar_hmode(kernel_heuristic(spec, size, goal, tables))
 
-    modes = {name: hmode(name) for name in ("manhattan", "misplaced", "euclidean", "linear-conflict", "walking-distance",
-                                           "max(linear-conflict,walking-distance)", pdb, f"{pdb}+reflect",
-                                           f"max({pdb},manhattan)", f"max({pdb},walking-distance)")}
+    modes = {name: hmode(name) for name in ("manhattan", "misplaced", "euclidean", "linear-conflict",
+                                           "walking-distance", "max(linear-conflict,walking-distance)", pdb,
+                                           f"{pdb}+reflect", f"max({pdb},manhattan)", f"max({pdb},walking-distance)")}
     assert modes == {"manhattan": H_PER_TILE, "misplaced": H_PER_TILE, "euclidean": H_PER_TILE,
                      "linear-conflict": H_LINES, "walking-distance": H_PARTS,
                      "max(linear-conflict,walking-distance)": H_PARTS, pdb: H_PDB, f"{pdb}+reflect": H_PDB,

@@ -51,7 +51,8 @@ def jobs_of(tmp_path, **options):
 @pytest.mark.parametrize("options", [
     dict(count=12, chunk_size=6, algorithms=("idastar", "astar", "bfs", "dfs"),
          heuristics=("manhattan", "linear-conflict", "misplaced")),
-    dict(count=30, chunk_size=17, max_nodes=400, algorithms=("idastar", "astar"), heuristics=("manhattan", "euclidean")),
+    dict(count=30, chunk_size=17, max_nodes=400, algorithms=("idastar", "astar"),
+         heuristics=("manhattan", "euclidean")),
     dict(count=12, chunk_size=7, size=4, instances="walk:30", goal="blank-first", algorithms=("idastar", "astar")),
 ])
 def test_batch_rows_equal_single_rows(tmp_path, options, monkeypatch):

@@ -36,14 +36,14 @@ def cluster(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cluster")
     env = {**os.environ, "TILESWEEP_FAULT_INSTANCES": "faulty:2,faulty:7"}
     file = tmp / "scheduler.json"
-    scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                  "--scheduler-file", str(file)], cwd=tmp, env=env,
+    scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(file)], cwd=tmp, env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for(file.exists, what="the scheduler file")
     wait_for(lambda: json.loads(file.read_text() or "{}").get("address"), what="the scheduler address")
     address = json.loads(file.read_text())["address"]
-    workers = [subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--no-nanny",
-                                 "--name", f"w{i}"], cwd=tmp, env=env,
+    workers = [subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard",
+                                 "--no-nanny", "--name", f"w{i}"], cwd=tmp, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
     with Client(address) as client:
         client.wait_for_workers(2, timeout=60)

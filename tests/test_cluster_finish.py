@@ -51,7 +51,8 @@ class Cluster:
 
     def add_workers(self, n: int, *extra: str):
         for _ in range(n):
-            self.workers.append(self.start([*DASK, "worker", self.address, "--nthreads", "1", "--no-dashboard", *extra]))
+            self.workers.append(self.start([*DASK, "worker", self.address, "--nthreads", "1", "--no-dashboard",
+                                            *extra]))
         with Client(self.address, timeout="30s") as client:
             client.wait_for_workers(n, timeout=90)
             return set(client.scheduler_info()["workers"])

@@ -437,7 +437,8 @@ def cluster(request, services, tmp_path_factory):
         start(local_argv(worker_argv) + ["--host", LOOPBACK], tmp / f"worker-{i}.log")
 
     # The compose healthcheck itself, pointed at this dashboard port.
-    health = [a.replace(f":{DASHBOARD_PORT}/", f":{dashboard}/") for a in services["scheduler"]["healthcheck"]["test"][1:]]
+    health = [a.replace(f":{DASHBOARD_PORT}/", f":{dashboard}/")
+              for a in services["scheduler"]["healthcheck"]["test"][1:]]
     health[0] = sys.executable
     deadline = time.monotonic() + 30
     while True:

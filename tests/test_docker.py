@@ -324,8 +324,8 @@ def a_worker_joins_late(project: Project, args: list[str], expected: list[dict],
                    combos=(("idastar", heuristic),), max_nodes=None,
                    instances=tuple((r["instance"], parse_tiles(r["tiles"], size)) for r in expected))
     with Client(project.address, timeout="30s") as client:
-        (plugin,) = [name for name in client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
-                     if name.startswith("tilesweep-") and name != "tilesweep-version"]
+        plugins = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+        (plugin,) = [name for name in plugins if name.startswith("tilesweep-") and name != "tilesweep-version"]
         deadline = time.monotonic() + 360
         while not (workers := sorted(set(client.scheduler_info(n_workers=-1)["workers"]) - before)):
             assert time.monotonic() < deadline, project.logs("worker")

@@ -2,7 +2,8 @@
 
 Commands are the lines of the docs' fenced shell blocks that start with ``tilesweep`` or
 ``python cli.py`` (also after ``&&``); the imported ``tilesweep.cli`` stands for the program
-(``python -m tilesweep.cli`` for a sweep), so this checks a checkout and an installed wheel alike. They run in a scratch folder with a
+(``python -m tilesweep.cli`` for a sweep), so this checks a checkout and an installed wheel alike.
+They run in a scratch folder with a
 pattern-database store of their own (``$TILESWEEP_STORE``), where:
 
 - the sweeps the docs name (``sweeps/NAME``, ``sweeps/before``, ..., docker.md's

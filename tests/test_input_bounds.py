@@ -56,7 +56,8 @@ def limit_of_workers() -> int:
 
 def test_more_local_workers_than_the_machine_runs_are_refused(tmp_path):
     code, line = run("sweep", "--workers", 100000, "--out", tmp_path)
-    assert code == 2 and f"workers 100000 is more than this machine runs well: expected at most {limit_of_workers()}" in line
+    assert code == 2
+    assert f"workers 100000 is more than this machine runs well: expected at most {limit_of_workers()}" in line
     assert not any(tmp_path.iterdir())
 
 

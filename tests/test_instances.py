@@ -75,4 +75,5 @@ def test_compiled_boards_match_numpy(source, size, goal, seed, first):
     count = 1000
     boards = seeded_boards(source, seed, size, goal_t, first, first + count)
     assert boards.shape == (count, size * size) and boards.dtype == np.int8
-    assert [tuple(b) for b in boards.tolist()] == [reference(source, size, goal_t, seed, first + k) for k in range(count)]
+    expected = [reference(source, size, goal_t, seed, first + k) for k in range(count)]
+    assert [tuple(b) for b in boards.tolist()] == expected

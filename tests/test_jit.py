@@ -43,7 +43,8 @@ def test_every_kernel_uses_the_project_jit_options():
 
 #: Kernels that take a plugin's function (solver/jit.py plugin_kernel): compiled per process, not cached
 PLUGIN_KERNELS = {"tilesweep.solver.plugins.plugin_values", "tilesweep.solver.idastar._idastar_plugin",
-                  "tilesweep.solver.idastar_plugin._idastar_plugin_only", "tilesweep.solver.graphsearch._graph_search_plugin"}
+                  "tilesweep.solver.idastar_plugin._idastar_plugin_only",
+                  "tilesweep.solver.graphsearch._graph_search_plugin"}
 
 
 def test_every_kernels_cache_stamp_carries_its_dependency_digest():

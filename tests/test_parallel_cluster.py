@@ -54,7 +54,8 @@ def test_pattern_databases_from_the_workers_plugin(client, tmp_path):
     with open_store(tmp_path) as store:
         tables = tables_for(parse_heuristic("pdb:4-4", 3, goal), 3, goal, store, build=True)
     serial = solve(board, goal, "idastar", "pdb:4-4", tables)
-    par = solve(board, goal, "idastar", "pdb:4-4", tables, split=dask_runner(client, str(tmp_path), 6, small_here=False))
+    par = solve(board, goal, "idastar", "pdb:4-4", tables,
+                split=dask_runner(client, str(tmp_path), 6, small_here=False))
     assert par.extra["nodes_completed_iterations"] == completed(serial)
     assert par.cost == serial.cost == 31
 

@@ -22,8 +22,8 @@ GOAL = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 
 def plugin_source(body: str, name: str = "custom") -> str:
     """A plugin file whose heuristic ``name`` runs ``body`` (indented) with tiles and goal."""
-    return ("import numba\n\n@numba.njit\ndef h(tiles, goal):\n" + "".join(f"    {line}\n" for line in body.splitlines())
-            + f"\nHEURISTICS = {{{name!r}: h}}\n")
+    return ("import numba\n\n@numba.njit\ndef h(tiles, goal):\n"
+            + "".join(f"    {line}\n" for line in body.splitlines()) + f"\nHEURISTICS = {{{name!r}: h}}\n")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -87,8 +87,8 @@ def test_a_plugin_that_raises_on_a_board_is_one_error_naming_it_and_the_board():
 ])
 def test_an_incremental_form_unlike_the_full_board_form_is_refused(step, expected):
     source = plugin_source("n = 0\nfor c in range(tiles.shape[0]):\n    n += tiles[c] != goal[c]\nreturn n")
-    register(source + f"\ndef step(tiles, goal, h, tile, source, target):\n    {step}\n\nINCREMENTAL = {{'custom': step}}\n",
-             "custom.py")
+    register(source + f"\ndef step(tiles, goal, h, tile, source, target):\n    {step}\n\n"
+             "INCREMENTAL = {'custom': step}\n", "custom.py")
     with pytest.raises(PluginError, match=expected):
         solve(Board.parse(NEAR_GOAL), "blank-last", "idastar", "plugin:custom")
 

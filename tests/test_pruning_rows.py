@@ -68,7 +68,8 @@ def test_sweep_rows_carry_the_pruning_and_summaries_keep_them_apart(tmp_path):
 def test_parts_from_before_the_column_read_as_parent(tmp_path):
     spec = sweep(tmp_path, "old", None)
     part = next((spec.folder / "results").glob("part-*.parquet"))
-    write_part(spec, int(part.stem.split("-")[1]), pq.read_table(part).select(list(COLUMNS[:-1])))  # as tilesweep wrote it then
+    # as tilesweep wrote it then
+    write_part(spec, int(part.stem.split("-")[1]), pq.read_table(part).select(list(COLUMNS[:-1])))
     assert set(load_results(spec.folder)["pruning"]) == {"parent"}
 
 

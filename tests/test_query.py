@@ -77,7 +77,8 @@ def test_a_where_evaluation_error_is_one_line():
 
 
 def test_where_may_call_functions_and_quote_names():
-    assert list(run_query(ROWS, parse_query(where="abs(cost - 15) < 6 and `status` == 'solved'"))["cost"]) == [10, 20, 10]
+    query = parse_query(where="abs(cost - 15) < 6 and `status` == 'solved'")
+    assert list(run_query(ROWS, query)["cost"]) == [10, 20, 10]
 
 
 def test_columns_choose_and_order_what_is_shown():

@@ -107,7 +107,8 @@ def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
     duck = duckdb.sql(f"""
         WITH runs AS (SELECT * FROM {parts}),
              common AS (SELECT instance FROM runs GROUP BY instance
-                        HAVING count(*) FILTER (status = 'solved') = (SELECT count(DISTINCT heuristic || algorithm) FROM runs))
+                        HAVING count(*) FILTER (status = 'solved')
+                               = (SELECT count(DISTINCT heuristic || algorithm) FROM runs))
         SELECT algorithm, heuristic, count(*) AS instances,
                count(*) FILTER (status = 'solved') AS solved,
                avg(nodes_generated) FILTER (status = 'solved') AS nodes_mean,

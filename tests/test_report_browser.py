@@ -85,7 +85,8 @@ def test_every_plot_is_rendered_with_data(page):
     plots = driver.execute_script(PLOTS_JS)
     names = {p["name"] for p in plots}
     configs = {f"{a} {h}" for a, h in zip(rows["algorithm"], rows["heuristic"], strict=True)}
-    expected = {f"scatter-{v}-{c}" for v in ("nodes_generated", "seconds") for c in configs if not c.endswith("manhattan")}
+    expected = {f"scatter-{v}-{c}" for v in ("nodes_generated", "seconds")
+                for c in configs if not c.endswith("manhattan")}
     expected |= {"by-length", "coverage-nodes_generated", "coverage-seconds", "ebf", "iterations"}
     assert names == expected
     for p in plots:
@@ -155,7 +156,8 @@ def test_replay_played_to_the_end_reaches_the_goal_in_the_rows_cost(page):
 
 def test_replay_of_linear_conflict_and_pdb_rows(page):
     driver, rows = page
-    lc = rows[(rows["status"] == "solved") & (rows["algorithm"] == "astar") & (rows["heuristic"] == "linear-conflict")].iloc[0]
+    lc = rows[(rows["status"] == "solved") & (rows["algorithm"] == "astar")
+              & (rows["heuristic"] == "linear-conflict")].iloc[0]
     open_row(driver, f"instance={lc['instance']} algorithm=astar linear-conflict")
     assert f"h = {lc['h0']}" in replay_state(driver)["text"]
     pdb = rows[(rows["status"] == "solved") & (rows["heuristic"] == "pdb:4-4")].iloc[0]

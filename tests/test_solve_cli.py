@@ -201,7 +201,8 @@ def test_bad_input_subprocess(args, quoted):
     assert quoted in p.stderr and "Traceback" not in p.stderr + p.stdout
 
 
-@pytest.mark.parametrize("program", [["-m", "tilesweep"], [str(ROOT / "cli.py")]], ids=["python -m tilesweep", "python cli.py"])
+@pytest.mark.parametrize("program", [["-m", "tilesweep"], [str(ROOT / "cli.py")]],
+                         ids=["python -m tilesweep", "python cli.py"])
 def test_every_way_to_start_the_program(program, tmp_path):
     p = subprocess.run([sys.executable, *program, "solve", "8 6 7 2 5 4 3 0 1", "--json"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)

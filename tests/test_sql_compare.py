@@ -70,7 +70,8 @@ def test_sql_views_span_sweeps_with_a_sweep_column(sweeps):
     rows = json.loads(invoke("sql", query, sweeps["out"], "--format", "json").stdout)
     assert [r["sweep"] for r in rows] == ["one", "two"] and {r["n"] for r in rows} == {40 * 4}
     assert rows[0]["nodes"] == rows[1]["nodes"] == int(load_results(sweeps["one"])["nodes_generated"].sum())
-    summary = json.loads(invoke("sql", "SELECT * FROM summary WHERE sweep = 'two'", sweeps["two"], "--format", "json").stdout)
+    summary = json.loads(invoke("sql", "SELECT * FROM summary WHERE sweep = 'two'", sweeps["two"],
+                                "--format", "json").stdout)
     assert len(summary) == 4 and {r["instances"] for r in summary} == {40}
 
 
@@ -132,7 +133,8 @@ def _altered_copy(folder, target, edit):
     for part in sorted((spec.folder / "results").glob("part-*.parquet")):
         table = pq.read_table(part)
         frame = edit(table.to_pandas())
-        write_part(spec, int(part.stem.split("-")[1]), table.from_pandas(frame, schema=table.schema, preserve_index=False))
+        write_part(spec, int(part.stem.split("-")[1]),
+                   table.from_pandas(frame, schema=table.schema, preserve_index=False))
     return spec.folder
 
 
@@ -148,7 +150,8 @@ def test_compare_lists_altered_nodes_and_exits_1_on_a_cost_difference(sweeps, tm
     assert result.exit_code == 1 and "different costs" in result.stderr
     changes = pd.DataFrame(json.loads(result.stdout)["changes"])
     nodes = changes[changes["kind"] == "nodes"]
-    assert sorted(zip(nodes["algorithm"], nodes["instance"])) == [("astar", 4), ("astar", 17), ("idastar", 4), ("idastar", 17)]
+    assert sorted(zip(nodes["algorithm"], nodes["instance"])) == [("astar", 4), ("astar", 17),
+                                                                  ("idastar", 4), ("idastar", 17)]
     assert set(nodes["heuristic"]) == {"linear-conflict"}
     cost = changes[changes["kind"] == "cost"]
     assert cost[["algorithm", "heuristic", "instance"]].values.tolist() == [["astar", "linear-conflict", 9]]
@@ -207,7 +210,8 @@ def test_compare_lists_the_instances_a_weakened_heuristic_changed(tmp_path):
     assert after["nodes_generated"].sum() > before["nodes_generated"].sum()
     changes = pd.DataFrame(report["changes"])
     assert set(changes["kind"]) == {"nodes"}
-    assert sorted(zip(changes["algorithm"], changes["instance"])) == sorted(zip(differ["algorithm"], differ["instance"]))
+    expected = sorted(zip(differ["algorithm"], differ["instance"]))
+    assert sorted(zip(changes["algorithm"], changes["instance"])) == expected
     configs = pd.DataFrame(report["configurations"]).set_index(["algorithm", "heuristic"])
     assert configs.loc[("astar", "manhattan"), "nodes_diff"] == 0
     assert configs.loc[("idastar", "pdb:4-4"), "nodes_diff"] == (differ["algorithm"] == "idastar").sum()

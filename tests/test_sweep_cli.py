@@ -125,11 +125,13 @@ def test_the_worker_column_is_host_and_pid(local):
 
 def test_summary_and_query_commands(local):
     folder = local
-    rows = json.loads(RUNNER.invoke(app, ["summary", str(folder), "--baseline", "manhattan", "--format", "json"]).stdout)
+    rows = json.loads(RUNNER.invoke(app, ["summary", str(folder), "--baseline", "manhattan",
+                                          "--format", "json"]).stdout)
     lc = [r for r in rows if r["heuristic"] == "linear-conflict"]
     assert all(r["instances"] == 24 and r["node_reduction_pct"] > 0 and r["more"] == 0 for r in lc)
     out = RUNNER.invoke(app, ["query", str(folder), "--where", 'algorithm == "astar"', "--group-by", "heuristic",
-                              "--agg", "nodes_generated:mean", "--sort", "-nodes_generated_mean", "--format", "csv"]).stdout
+                              "--agg", "nodes_generated:mean", "--sort", "-nodes_generated_mean",
+                              "--format", "csv"]).stdout
     lines = out.strip().splitlines()
     assert lines[0] == "heuristic,nodes_generated_mean" and lines[1].startswith("manhattan,")
     target = folder.parent / "q.parquet"

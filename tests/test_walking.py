@@ -171,7 +171,8 @@ def test_korf_79_and_fast_instances(korf100):
 
 @pytest.mark.parametrize("name, error", [
     ("pdb:7-8+walking-distance", InvalidOptionError), ("walking-distance+pdb:7-8", InvalidOptionError),
-    ("linear-conflict+walking-distance", InvalidOptionError), ("max(pdb:5-5-5+reflect,pdb:6-6-3+reflect,pdb:7-8)", InvalidOptionError),
+    ("linear-conflict+walking-distance", InvalidOptionError),
+    ("max(pdb:5-5-5+reflect,pdb:6-6-3+reflect,pdb:7-8)", InvalidOptionError),
     ("max(walking-distance)", InvalidOptionError), ("max(euclidean,manhattan)", InvalidOptionError),
     ("max(max(manhattan,misplaced),walking-distance)", InvalidOptionError),
     ("max(walking-distance,walking-distance)", InvalidOptionError), ("max(manhattan,bogus)", UnknownNameError),

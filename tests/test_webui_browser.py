@@ -293,7 +293,8 @@ async function attempt(path, options) {{
 }}
 (async () => {{
   const results = {{
-    plain: await attempt("/api/solve", {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body}}),
+    plain: await attempt("/api/solve", {{method: "POST", mode: "no-cors",
+                                        headers: {{"Content-Type": "text/plain"}}, body}}),
     json: await attempt("/api/solve", {{method: "POST", body,
                                        headers: {{"Content-Type": "application/json", "X-Tilesweep-Page": "1"}}}}),
     read: await attempt("/api/sweeps", {{}}),
@@ -338,7 +339,8 @@ def test_another_sites_page_cannot_drive_the_ui(tmp_path, another_site):
             assert text.startswith(f"error: Host 'evil.example:{ui_port}' is not this server's name")
             screenshot(driver, "rebinding-refused")
         refused = [line for line in srv.stderr if f"Origin 'http://evil.example:{site_port}'" in line]
-        assert len([line for line in refused if "POST /api/solve" in line]) == 1  # the plain one; the JSON one never came
+        # the plain one; the JSON one never came
+        assert len([line for line in refused if "POST /api/solve" in line]) == 1
         assert len([line for line in refused if "OPTIONS /api/solve" in line]) == 1  # its preflight
     finally:
         srv.stop()

@@ -128,7 +128,8 @@ def page_request_refusal(method: str, headers) -> tuple[int, str] | None:
         return None
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if origin is not None and _origin_host(origin) != host.strip().lower():
-        return 403, f"Origin {quoted(origin)} is not this server ({host}); only its own pages may send {method} requests"
+        return 403, (f"Origin {quoted(origin)} is not this server ({host}); only its own pages may send {method} "
+                     "requests")
     fetched_from = headers.get("Sec-Fetch-Site", "same-origin")
     if fetched_from != "same-origin":
         return 403, (f"Sec-Fetch-Site {quoted(fetched_from)}: only this server's own pages may send {method} "

@@ -9,7 +9,8 @@ and the pool starts a fresh one.
 The kernels are warmed when the server starts, in a process of their own that a cancelled
 solve cannot kill (:func:`warm_kernels`, under the machine's compile lock): the workers,
 and any worker started after a cancel, wait for it and then load the kernels from numba's
-cache rather than compile them. Until it is done and a worker has loaded them the pool is not ``ready`` and the page says so.
+cache rather than compile them. Until it is done and a worker has loaded them the pool is
+not ``ready`` and the page says so.
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ def check_tables(req: SolveRequest, store: str | None) -> None:
     missing = missing_tables(req.heuristic, req.size, req.goal, store)
     if missing:
         raise InvalidOptionError(f"heuristic {req.heuristic!r} needs pattern databases the store lacks "
-                                 f"({', '.join(missing)}); run `{build_command(req.heuristic, req.size, req.goal, store)}`")
+                                 f"({', '.join(missing)}); run "
+                                 f"`{build_command(req.heuristic, req.size, req.goal, store)}`")
 
 
 def heuristic_choices(size: int, goal_name: str, store: str | None, plugins=()) -> list[dict]:

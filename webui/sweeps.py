@@ -31,7 +31,8 @@ def state_dict(state: SweepState) -> dict:
     run = "unreadable" if state.problem else run_state(state.parts, state.chunks, record)
     return {
         "name": state.name, "run": run,
-        "resume": record["command"] if run in ("interrupted", "cancelled") and record else None, "parts": state.parts, "chunks": state.chunks, "rows": state.rows,
+        "resume": record["command"] if run in ("interrupted", "cancelled") and record else None,
+        "parts": state.parts, "chunks": state.chunks, "rows": state.rows,
         "expected_rows": state.expected_rows, "complete": state.complete, "statuses": state.statuses,
         "updated": state.updated, "problem": state.problem,
         "spec": None if spec is None else {**spec.to_dict(), "command": spec.command()},

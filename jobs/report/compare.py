@@ -78,7 +78,8 @@ def _changes(pairs: pd.DataFrame) -> pd.DataFrame:
     both = (pairs["status_old"] == "solved") & (pairs["status_new"] == "solved")
     kinds = {
         "cost": both & (pairs["cost_old"] != pairs["cost_new"]),
-        "nodes": (pairs["status_old"] == pairs["status_new"]) & (pairs["nodes_generated_old"] != pairs["nodes_generated_new"]),
+        "nodes": (pairs["status_old"] == pairs["status_new"])
+        & (pairs["nodes_generated_old"] != pairs["nodes_generated_new"]),
         "status": pairs["status_old"] != pairs["status_new"],
     }
     columns = CONFIG + ["instance", "status_old", "status_new", "cost_old", "cost_new",
@@ -112,7 +113,8 @@ def _check_shared(old: pd.DataFrame, new: pd.DataFrame, pairs: pd.DataFrame, nam
     if (pairs["_merge"] == "both").any():
         return
     shared = len(old[INSTANCE].drop_duplicates().merge(new[INSTANCE].drop_duplicates()))
-    what = "no instance" if not shared else f"{shared:,} instance(s) but no configuration (algorithm, heuristic, pruning)"
+    what = ("no instance" if not shared
+            else f"{shared:,} instance(s) but no configuration (algorithm, heuristic, pruning)")
     raise InvalidOptionError(f"sweeps {names[0]!r} and {names[1]!r} share {what}, so no row pairs up; expected "
                              "two runs of the same instances, e.g. one spec before and after a change")
 

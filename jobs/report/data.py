@@ -4,7 +4,8 @@ Rows are read once, numeric columns only. An *item* is one instance: a hash of (
 goal, tiles) with its occurrence number (a random sample may draw a board twice), so two
 sweeps of the same instances pair up whatever their names and chunks. A *configuration* is
 (size, algorithm, heuristic, pruning), with the sweep added when two given sweeps share one
-(a before/after pair); its label names the pruning only when the rows hold several. Statuses are taken from the data, never from a fixed list.
+(a before/after pair); its label names the pruning only when the rows hold several.
+Statuses are taken from the data, never from a fixed list.
 A report times by one clock (:mod:`..clocks`, ``cpu`` unless ``wall`` is asked for): its
 rows' ``seconds`` are that clock's search seconds, and every label says which.
 """

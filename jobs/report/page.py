@@ -61,7 +61,8 @@ def sweep_header(data: ReportData) -> list[dict]:
         machine = last.get("machine") or {}
         out.append({
             "name": sweep.name, "folder": str(sweep.folder), "rows": int(counts.get(sweep.name, 0)),
-            "spec": {k: (", ".join(v) if isinstance(v, list) else v) for k, v in sweep.spec.items() if k in SPEC_FIELDS},
+            "spec": {k: (", ".join(v) if isinstance(v, list) else v)
+                     for k, v in sweep.spec.items() if k in SPEC_FIELDS},
             "fingerprint": str(sweep.spec.get("fingerprint", ""))[:12],
             "version": last.get("tilesweep", "not recorded"),
             "machine": f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores" if machine else "not recorded",
@@ -127,7 +128,8 @@ def instance_data(data: ReportData) -> dict:
         columns[name], lookups[name] = _codes(series)
     columns.update(instance=rows["instance"].astype(int).tolist(), cost=_numbers(rows["cost"]),
                    nodes=_numbers(rows["nodes_generated"]), ebf=_numbers(rows["ebf"], 5),
-                   seconds=_numbers(rows["seconds"], 3), h0=_numbers(rows["h0"]), board=board_index.tolist(), moves=rows["moves"].fillna("").tolist(),
+                   seconds=_numbers(rows["seconds"], 3), h0=_numbers(rows["h0"]), board=board_index.tolist(),
+                   moves=rows["moves"].fillna("").tolist(),
                    size=rows["size"].astype(int).tolist())
     return {"columns": list(columns), "data": list(columns.values()), "lookups": lookups,
             "boards": boards.tolist(), "goals": goals, "note": note, "headers": {"seconds": data.seconds_label}}
