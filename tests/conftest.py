@@ -8,6 +8,9 @@ headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow t
 
 A check over every board or entry that CI covers by a seeded sample keeps its exhaustive
 variant under the marker ``exhaustive``: skipped unless ``--exhaustive`` is given.
+
+A run without ``-n`` runs on two pytest-xdist workers where two cores are usable, tests spread
+by group (the plugin ``tests/distribute.py``).
 """
 
 import os
@@ -19,6 +22,8 @@ import pytest
 
 from tilesweep.jobs.published import published_figures
 from tilesweep.jobs.sources import KORF100
+
+pytest_plugins = ["distribute"]
 
 SLOW_TIERS = {
     "cluster": "starts real Dask schedulers and workers",
