@@ -25,9 +25,9 @@ class BuildProgressLine:
     def __call__(self, p) -> None:
         frac = p.filled / p.entries
         rate = p.filled / p.seconds if p.seconds > 0 else 0.0
-        # The first layers fill a few entries each but each costs a pass over the table: an
-        # ETA from them was thousands of times too long (6,723 min for a 20 s table).
-        eta = (p.entries - p.filled) / rate if rate > 0 and frac >= ETA_FROM else None
+        # The first layers fill a few entries each: an ETA from them was thousands of times
+        # too long (6,723 min for a 20 s table).
+        eta = p.remaining_seconds() if frac >= ETA_FROM else None
         line = (f"tiles {','.join(map(str, p.group))}: depth {p.depth}  {p.filled:,}/{p.entries:,} "
                 f"entries ({100 * frac:.0f} %)  {rate:,.0f}/s  ETA {clock(eta)}")
         if self.tty:

@@ -4,22 +4,30 @@ The abstract state is a placement of the k pattern tiles plus the region of free
 the blank can occupy; other tiles are indistinguishable, so the blank moves through
 free cells at cost 0 and only a pattern tile's move costs 1 (Korf & Felner 2002,
 "Disjoint pattern database heuristics"). Per placement rank (see
-:mod:`solver.ranking`) the search keeps three bit masks over the cells of the board:
+:mod:`solver.ranking`) the search keeps one *mark*: two planes of ``w = N - k`` bits,
+bit i of a plane standing for the placement's i-th free cell in cell order. A cell's
+two bits are its label:
 
-* ``seen``  blank cells of this placement reached at any depth so far,
-* ``cur``   blank cells first reached at the current depth (the frontier),
-* ``nxt``   blank cells first reached at the next depth.
+* ``00`` not reached,
+* ``10`` or ``01`` first reached at an even or an odd depth, not expanded yet,
+* ``11`` expanded.
 
-Each mask is a union of whole blank regions (maximal connected sets of free cells),
-because every discovery floods its region at cost 0. A layer expands every frontier
-placement in parallel; :func:`pdb_store.atomics.atomic_or` makes concurrent
-discoveries of one placement safe. A placement's table value is the depth at which its
-first blank region is discovered. Work is organised by rank prefix (tiles ``0..k-2``),
-unranked once for the ``N - k + 1`` placements that differ only in the last tile, and a
-move's new rank is updated incrementally (:func:`solver.ranking.moved_rank`).
+The frontier of layer d is the cells labelled with d's parity; expanding them labels
+the cells they reach first with d + 1's parity and then sets their other bit, so a
+layer never copies or clears a mask array, and every change is an OR
+(:func:`pdb_store.atomics.atomic_or` makes concurrent discoveries of one placement
+safe). Each label covers whole blank regions (maximal connected sets of free cells),
+because every discovery floods its region at cost 0. A placement's table value is the
+depth at which its first blank region is discovered. Work is organised by rank prefix
+(tiles ``0..k-2``), unranked once for the ``N - k + 1`` placements that differ only in
+the last tile; their moves are listed and their targets prefetched before any target
+is read, and a move's new rank is updated incrementally
+(:func:`solver.ranking.moved_rank`). A flag per :data:`CHUNK` prefixes says where the
+last layer discovered states, so a layer skips the rest of the table.
 
-Measured on the 4x4 7-8 split: 140 million (placement, region) states for the 7-tile
-table, peak memory 7 bytes per placement (three ``uint16`` masks and the table).
+The 4x4 8-tile table (518,918,400 placements, 8 free cells) takes a 16-bit mark and the
+table byte per placement: 1.56 GB, where three 16-bit masks (seen, frontier, next) took
+3.63 GB.
 """
 
 import numpy as np
@@ -27,13 +35,14 @@ from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilesweep.solver.jit import kernel, parallel_kernel
-from tilesweep.solver.ranking import moved_rank, unrank_placement
+from tilesweep.solver.ranking import moved_rank, popcount, unrank_placement
 
-from .atomics import atomic_or
+from .atomics import atomic_or, prefetch
 
 #: Table value of a placement the search never reached (no blank position leads to the goal).
 UNREACHED = 255
 _BLOCK = 1 << 12          # rank prefixes per work item of a layer
+CHUNK = 1 << 6            # rank prefixes per flag saying a layer has work there
 _SCATTER = 1_000_003      # prime multiplier spreading work items over the rank range
 
 
@@ -50,23 +59,44 @@ def _flood(seed, free, size, not_left, not_right):
 
 
 @kernel
-def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weights,
-            neighbours):
-    """Expand placement ``rank`` with the blank in ``region``.
+def _compact(cells, free):
+    """The bits of ``cells`` at the set bits of ``free``, packed: bit i for free cell i."""
+    packed = np.int64(0)
+    while cells != 0:
+        low = cells & -cells
+        packed |= np.int64(1) << popcount(free & (low - 1))
+        cells &= cells - 1
+    return packed
 
-    Returns the states discovered and, among them, the placements reached for the first time.
 
+@kernel
+def _spread(packed, free):
+    """The cells of the free-cell bits ``packed``: the inverse of :func:`_compact`."""
+    cells, i = np.int64(0), 0
+    while free != 0:
+        low = free & -free
+        if (packed >> i) & 1:
+            cells |= low
+        free &= free - 1
+        i += 1
+    return cells
+
+
+@kernel
+def _moves(rank, region, tile_at, free, marks, geometry, weights, neighbours, moves, n):
+    """Append to ``moves`` the moves of placement ``rank`` with the blank in ``region``
+    (a cell mask) and prefetch each one's target mark; return the new count ``n``.
+
+    A move of a pattern tile from ``src`` to ``dst`` in the region is the row
+    ``(target rank, free cells after the move, src)`` of ``moves`` (int64[M, 3]).
     ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1; ``free`` is
     the bit mask of the cells no pattern tile occupies.
-
-    ``geometry`` is int64[5]: k, n_cells, size, not_left mask, not_right mask.
     """
     size, not_left, not_right = geometry[2], geometry[3], geometry[4]
     everything = (np.int64(1) << geometry[1]) - 1
     # pattern tiles next to the blank region: only they can move
     movable = (((region & not_right) << 1) | ((region & not_left) >> 1) | (region << size)
                | (region >> size)) & everything & ~free
-    found, filled = 0, 0
     while movable != 0:
         src = np.int64(trailing_zeros(movable))
         movable &= movable - 1
@@ -76,17 +106,38 @@ def _expand(rank, region, tile_at, free, nxt, seen, table, depth, geometry, weig
             if dst < 0 or (region >> dst) & 1 == 0:
                 continue
             target = moved_rank(rank, i, src, dst, size, tile_at, weights)
-            if (np.int64(seen[target]) >> src) & 1:
-                continue  # plain read first: most successors are old, skip the atomic
-            after = (free & ~(np.int64(1) << dst)) | (np.int64(1) << src)
-            reached = _flood(np.int64(1) << src, after, size, not_left, not_right)
-            before = np.int64(atomic_or(seen, target, reached))
-            if (before >> src) & 1 == 0:
-                atomic_or(nxt, target, reached)
-                if before == 0:  # the placement's first blank region: its PDB value
-                    table[target] = depth + 1
-                    filled += 1
-                found += 1
+            prefetch(marks, target)
+            moves[n, 0], moves[n, 1], moves[n, 2] = target, (free & ~(np.int64(1) << dst)) | (np.int64(1) << src), src
+            n += 1
+    return n
+
+
+@kernel
+def _discover(moves, n, marks, table, depth, geometry, coming):
+    """Label the blank regions the first ``n`` rows of ``moves`` (see :func:`_moves`) reach
+    for the first time with ``depth + 1``, and flag their chunks in ``coming``.
+
+    Returns the states discovered and, among them, the placements reached for the first time.
+    """
+    size, not_left, not_right = geometry[2], geometry[3], geometry[4]
+    width = geometry[1] - geometry[0]  # free cells per placement: bits per plane of a mark
+    plane = width * ((depth + 1) & 1)  # the discoveries' label: plane 0 at even depths
+    chunk_ranks = CHUNK * (width + 1)
+    found, filled = 0, 0
+    for row in range(n):
+        target, after, src = moves[row, 0], moves[row, 1], moves[row, 2]
+        bit = np.int64(1) << popcount(after & ((np.int64(1) << src) - 1))
+        mark = np.int64(marks[target])
+        if ((mark | (mark >> width)) & bit) != 0:
+            continue  # plain read first: most successors are old, skip the atomic
+        reached = _flood(np.int64(1) << src, after, size, not_left, not_right)
+        before = np.int64(atomic_or(marks, target, _compact(reached, after) << plane))
+        if ((before | (before >> width)) & bit) == 0:
+            if before == 0:  # the placement's first blank region: its PDB value
+                table[target] = depth + 1
+                filled += 1
+            coming[target // chunk_ranks] = 1  # a plain store: racing threads store the same
+            found += 1
     return found, filled
 
 
@@ -113,76 +164,88 @@ def place_prefix(prefix, k, n_cells, cells, tile_at, free_cells):
 
 
 @kernel
-def _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry, weights, neighbours,
-                   cells, tile_at, free_cells):
+def _frontier(mark, width, depth):
+    """The free-cell bits of ``mark`` labelled with ``depth``: its frontier in that layer."""
+    low = (np.int64(1) << width) - 1
+    first, second = mark & low, (mark >> width) & low
+    return first & ~second if depth & 1 == 0 else second & ~first
+
+
+@kernel
+def _expand_prefix(prefix, marks, table, depth, geometry, weights, neighbours, cells, tile_at,
+                   free_cells, moves, coming):
     """Expand the frontier states whose tiles ``0..k-2`` form placement ``prefix``.
 
     Their ranks are ``prefix * R + j`` for the last tile's digit ``j < R = N - k + 1``,
-    so the prefix is unranked once for all of them.
+    so the prefix is unranked once for all of them, and all their moves are listed (in
+    ``moves``, room for ``4 * (N - k)`` a placement) before any target is read: the reads'
+    cache misses overlap.
     """
     k, n_cells = geometry[0], geometry[1]
-    radix = n_cells - k + 1
+    radix, width = n_cells - k + 1, n_cells - k
     base = prefix * radix
     for j in range(radix):
-        if cur[base + j] != 0:
+        if _frontier(np.int64(marks[base + j]), width, depth) != 0:
             break
     else:
         return 0, 0
     occupied = place_prefix(prefix, k, n_cells, cells, tile_at, free_cells)
     everything = (np.int64(1) << n_cells) - 1
-    found, filled = 0, 0
+    retire = width * (1 - (depth & 1))  # the other plane: both set means expanded
+    n = 0
     for j in range(radix):
-        region = np.int64(cur[base + j])
-        if region == 0:
+        # other threads only add labels of depth + 1 to this mark during the layer
+        frontier = _frontier(np.int64(marks[base + j]), width, depth)
+        if frontier == 0:
             continue
-        cur[base + j] = 0  # only this thread reads or writes cur[rank] in a layer
         last = free_cells[j]
         tile_at[last] = k - 1
         free = everything & ~(occupied | (np.int64(1) << last))
-        states, placements = _expand(base + j, region, tile_at, free, nxt, seen, table, depth,
-                                     geometry, weights, neighbours)
-        found += states
-        filled += placements
+        n = _moves(base + j, _spread(frontier, free), tile_at, free, marks, geometry, weights,
+                   neighbours, moves, n)
+        atomic_or(marks, base + j, frontier << retire)
         tile_at[last] = -1
-    return found, filled
+    return _discover(moves, n, marks, table, depth, geometry, coming)
 
 
 @kernel
-def _expand_block(block, cur, nxt, seen, table, depth, geometry, weights, neighbours):
-    """Expand the frontier states of rank prefixes ``block * _BLOCK`` up to the next block."""
+def _expand_block(block, marks, table, depth, geometry, weights, neighbours, active, coming):
+    """Expand the frontier states of rank prefixes ``block * _BLOCK`` up to the next block,
+    skipping the chunks ``active`` does not flag."""
     k, n_cells = geometry[0], geometry[1]
-    prefixes = cur.shape[0] // (n_cells - k + 1)
+    prefixes = marks.shape[0] // (n_cells - k + 1)
     cells = np.empty(k, dtype=np.int64)
     tile_at = np.empty(n_cells, dtype=np.int64)
     free_cells = np.empty(n_cells, dtype=np.int64)
+    moves = np.empty(((n_cells - k + 1) * 4 * (n_cells - k), 3), dtype=np.int64)
     found, filled = 0, 0
     for prefix in range(block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)):
-        states, placements = _expand_prefix(prefix, cur, nxt, seen, table, depth, geometry,
-                                            weights, neighbours, cells, tile_at, free_cells)
+        if active[prefix // CHUNK] == 0:
+            continue
+        states, placements = _expand_prefix(prefix, marks, table, depth, geometry, weights,
+                                            neighbours, cells, tile_at, free_cells, moves, coming)
         found += states
         filled += placements
     return found, filled
 
 
 @kernel
-def layer_blocks(cur, geometry):
-    """Number of work items of a layer over ``cur``."""
-    prefixes = cur.shape[0] // (geometry[1] - geometry[0] + 1)
+def layer_blocks(marks, geometry):
+    """Number of work items of a layer over ``marks``."""
+    prefixes = marks.shape[0] // (geometry[1] - geometry[0] + 1)
     return (prefixes + _BLOCK - 1) // _BLOCK
 
 
 @parallel_kernel
-def _expand_layer(cur, nxt, seen, table, depth, geometry, weights, neighbours):
+def _expand_layer(marks, table, depth, geometry, weights, neighbours, active, coming):
     """Expand every frontier state of one BFS layer, in parallel.
 
     Parameters
     ----------
-    cur : uint16[P] or uint32[P]
-        Frontier blank masks per placement rank; left all zero.
-    nxt : same dtype and shape as ``cur``
-        Receives the masks of states first reached at ``depth + 1``; zero on entry.
-    seen : same dtype and shape as ``cur``
-        Masks of states reached so far; updated.
+    marks : uint16[P], uint32[P] or uint64[P]
+        Per placement rank, two planes of ``w = N - k`` bits (bit i: the i-th free cell in
+        cell order); see the module's docstring. The frontier (labelled ``depth``) is
+        relabelled expanded, the states first reached get the label of ``depth + 1``.
     table : uint8[P]
         PDB under construction; unreached placements hold ``UNREACHED`` and get ``depth + 1``.
     depth : int
@@ -194,6 +257,10 @@ def _expand_layer(cur, nxt, seen, table, depth, geometry, weights, neighbours):
         Place value of each tile's digit in the rank.
     neighbours : int8[N, 4]
         :func:`solver.geometry.neighbours` of the board.
+    active, coming : uint8[ceil(P / (R * CHUNK))]
+        Per chunk of ``CHUNK`` rank prefixes (``R = N - k + 1`` ranks each): 1 where the
+        frontier may have states; ``coming`` (zero on entry) gets 1 where states are
+        discovered, so it is the next layer's ``active``.
 
     Returns
     -------
@@ -201,22 +268,22 @@ def _expand_layer(cur, nxt, seen, table, depth, geometry, weights, neighbours):
         Number of (placement, blank region) states discovered at ``depth + 1``, and of
         placements among them reached for the first time (table entries filled).
     """
-    blocks = layer_blocks(cur, geometry)
+    blocks = layer_blocks(marks, geometry)
     counts = np.zeros((blocks, 2), dtype=np.int64)
     for item in prange(blocks):
         block = (item * _SCATTER) % blocks  # spread the threads over the rank range
-        counts[block, 0], counts[block, 1] = _expand_block(block, cur, nxt, seen, table, depth,
-                                                           geometry, weights, neighbours)
+        counts[block, 0], counts[block, 1] = _expand_block(block, marks, table, depth, geometry,
+                                                           weights, neighbours, active, coming)
     return counts[:, 0].sum(), counts[:, 1].sum()
 
 
 @kernel
-def _expand_layer_serial(cur, nxt, seen, table, depth, geometry, weights, neighbours):
+def _expand_layer_serial(marks, table, depth, geometry, weights, neighbours, active, coming):
     """:func:`_expand_layer` on one thread, for small tables (no thread start-up per layer)."""
     found, filled = 0, 0
-    for block in range(layer_blocks(cur, geometry)):
-        states, placements = _expand_block(block, cur, nxt, seen, table, depth, geometry,
-                                           weights, neighbours)
+    for block in range(layer_blocks(marks, geometry)):
+        states, placements = _expand_block(block, marks, table, depth, geometry, weights,
+                                           neighbours, active, coming)
         found += states
         filled += placements
     return found, filled

@@ -15,7 +15,7 @@ from tilesweep.solver.geometry import SIZES, neighbours
 from tilesweep.solver.jit import watch_compiles
 from tilesweep.solver.ranking import digit_weights, placement_count, rank_placement
 
-from .bfs import UNREACHED, _expand_layer, _expand_layer_serial, _flood
+from .bfs import CHUNK, UNREACHED, _compact, _expand_layer, _expand_layer_serial, _flood
 
 MAX_DEPTH = UNREACHED - 1
 #: Tables smaller than this are built on one thread: per-layer thread start-up would dominate.
@@ -55,24 +55,44 @@ def _geometry(size: int, k: int) -> np.ndarray:
     return np.array([k, n, size, not_left, not_right], dtype=np.int64)
 
 
+def mark_dtype(free_cells: int) -> type:
+    """The smallest unsigned integer holding the two label planes of ``free_cells`` bits
+    each (:func:`pdb_store.bfs._expand_layer`): uint16 for the 4x4 8-tile table."""
+    return next(t for t in (np.uint16, np.uint32, np.uint64) if 2 * free_cells <= 8 * t().itemsize)
+
+
 def _goal_state(size: int, goal, group, geometry) -> tuple[int, int]:
-    """Rank of the goal placement and the blank region of the goal."""
+    """Rank of the goal placement and the blank region of the goal, as free-cell bits."""
     cells = [goal.index(t) for t in group]
     rank = int(rank_placement(np.array(cells, dtype=np.int64), size * size))
-    free = (1 << (size * size)) - 1 - sum(1 << c for c in cells)
-    region = _flood(np.int64(1 << goal.index(0)), np.int64(free), np.int64(size),
-                    geometry[3], geometry[4])
-    return rank, int(region)
+    free = np.int64((1 << (size * size)) - 1 - sum(1 << c for c in cells))
+    region = _flood(np.int64(1 << goal.index(0)), free, np.int64(size), geometry[3], geometry[4])
+    return rank, int(_compact(region, free))
 
 
 class BuildProgress(NamedTuple):
-    """Where a build stands after a BFS layer: ``filled`` of ``entries`` placements have a value."""
+    """Where a build stands after a BFS layer: ``filled`` of ``entries`` placements have a
+    value; ``states`` (placement, blank region) states are reached, ``frontier`` of them by
+    this layer, so the next layer expands them."""
 
     group: tuple[int, ...]
     depth: int
     filled: int
     entries: int
     seconds: float
+    states: int = 0
+    frontier: int = 0
+
+    def remaining_seconds(self) -> float | None:
+        """Time left, from the layers measured so far: a layer's time goes with the states it
+        expands, so the states still to expand (the frontier, and those of the placements not
+        reached yet at the states per placement reached so far) at the seconds per state
+        expanded so far. ``None`` before any state was expanded in measured time."""
+        expanded = self.states - self.frontier
+        if expanded <= 0 or self.seconds <= 0 or self.filled <= 0:
+            return None
+        to_expand = self.frontier + (self.entries - self.filled) * self.states / self.filled
+        return to_expand * self.seconds / expanded
 
 
 def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
@@ -114,30 +134,34 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     """
     goal, group = check_goal_group(size, goal, group)
     n, k = size * size, len(group)
-    mask_dtype = np.uint16 if n <= 16 else np.uint32
     count = placement_count(n, k)
     geometry, weights = _geometry(size, k), digit_weights(n, k)
     table = np.full(count, UNREACHED, dtype=np.uint8)
-    seen, cur, nxt = (np.zeros(count, dtype=mask_dtype) for _ in range(3))
+    marks = np.zeros(count, dtype=mark_dtype(n - k))
     start, region = _goal_state(size, goal, group, geometry)
-    table[start], seen[start], cur[start] = 0, region, region
+    table[start], marks[start] = 0, region  # label of depth 0: the first plane
+    chunk_ranks = CHUNK * (n - k + 1)
+    active, coming = (np.zeros(-(-count // chunk_ranks), dtype=np.uint8) for _ in range(2))
+    active[start // chunk_ranks] = 1
     moves, depth = neighbours(size), 0
     if parallel is None:
         parallel = count >= PARALLEL_MIN_ENTRIES
     layer = _expand_layer if parallel else _expand_layer_serial
-    started, filled = time.perf_counter(), 1
+    started, filled, states = time.perf_counter(), 1, 1
     with watch_compiles() as compiling:  # the first layer compiles the kernels on a first run
         while True:
-            found, placements = layer(cur, nxt, seen, table, depth, geometry, weights, moves)
+            found, placements = layer(marks, table, depth, geometry, weights, moves, active, coming)
             if found == 0:
                 break
-            depth, filled = depth + 1, filled + int(placements)
+            depth, filled, states = depth + 1, filled + int(placements), states + int(found)
             if on_layer is not None:
-                on_layer(BuildProgress(group, depth, filled, count, time.perf_counter() - started - compiling.seconds))
+                seconds = time.perf_counter() - started - compiling.seconds
+                on_layer(BuildProgress(group, depth, filled, count, seconds, states, int(found)))
             if depth > MAX_DEPTH:
                 raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
                                     "a uint8 table cannot hold it")
-            cur, nxt = nxt, cur
+            active, coming = coming, active
+            coming[:] = 0
     return table
 
 

@@ -200,11 +200,43 @@ def test_a_task_table_carries_its_seconds():
 
 def test_a_table_builds_eta_waits_for_a_tenth_of_its_entries(capsys):
     line = BuildProgressLine()
-    line(BuildProgress((1, 2, 3), 1, 3, 1_000_000, 0.2))        # 15/s: 18 hours, were it believed
-    line(BuildProgress((1, 2, 3), 9, 200_000, 1_000_000, 2.0))  # 100,000/s
+    line(BuildProgress((1, 2, 3), 1, 3, 1_000_000, 0.2, 4, 3))  # 15/s: 18 hours, were it believed
+    # 200,000 states expanded in 2 s; 100,000 to expand and 800,000 placements at 1.5 states each
+    line(BuildProgress((1, 2, 3), 9, 200_000, 1_000_000, 2.0, 300_000, 100_000))
     first, second = capsys.readouterr().err.splitlines()
     assert first.endswith("(0 %)  15/s  ETA --:--")
-    assert second.endswith("(20 %)  100,000/s  ETA 0:08")
+    assert second.endswith("(20 %)  100,000/s  ETA 0:13")
+
+
+def test_a_builds_progress_counts_its_blank_aware_states():
+    """The states the ETA is estimated from are the (placement, blank region) states a naive
+    search over (tile cells, blank cell) reaches, each counted in the layer that found it."""
+    from naive_pdb import adjacent
+    from tilesweep.pdb_store.build import build_table
+    size, goal, group = 3, (1, 2, 3, 4, 5, 6, 7, 8, 0), (1, 2, 3, 4)
+    start = (tuple(goal.index(t) for t in group), goal.index(0))
+    reached, todo = {start}, [start]
+    while todo:
+        cells, blank = todo.pop()
+        for cell in adjacent(blank, size):
+            after = (tuple(blank if c == cell else c for c in cells), cell)
+            if after not in reached:
+                reached.add(after)
+                todo.append(after)
+
+    def region(cells, blank):
+        found, todo = {blank}, [blank]
+        while todo:
+            for cell in adjacent(todo.pop(), size):
+                if cell not in cells and cell not in found:
+                    found.add(cell)
+                    todo.append(cell)
+        return frozenset(found)
+    seen = []
+    build_table(size, goal, group, on_layer=seen.append)
+    assert seen[-1].states == len({(cells, region(cells, blank)) for cells, blank in reached})
+    assert seen[-1].states == 1 + sum(p.frontier for p in seen)
+    assert all(p.remaining_seconds() is None or p.remaining_seconds() >= 0 for p in seen)
 
 
 @pytest.mark.parametrize("args, quoted", [(["--size", "7"], "size 7"), (["--algorithm", "greedy"], "'greedy'"),
