@@ -26,7 +26,7 @@ Kernels here:
   same with a plugin heuristic in the ``max``.
 
 The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_pdb`,
-:mod:`solver.idastar_walk` and :mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs
+:mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and :mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs
 these contours below the roots of a split search.
 """
 

@@ -15,6 +15,7 @@ from .heuristics import PluginHeuristic
 from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init, h_many
 from .idastar import _idastar, _idastar_plugin, _idastar_tiles
 from .idastar_pdb import _idastar_pdb, mirrors_early
+from .idastar_pdb_walk import _idastar_pdb_walk
 from .idastar_plugin import _idastar_plugin_only, no_step
 from .idastar_walk import _idastar_walk, walk_steps
 from .limits import finished_late
@@ -123,6 +124,12 @@ def serves_tiles_kernel(H) -> bool:
     return not isinstance(H, PluginHeuristic) and H.n_terms == 1 and H.terms[0] == TERM_TILES
 
 
+def serves_pdb_walk_kernel(H) -> bool:
+    """Whether IDA* runs ``H`` in :mod:`solver.idastar_pdb_walk`: the max of one pattern
+    database (with or without ``+reflect``) and walking distance."""
+    return H.n_terms == 2 and sorted(H.terms[:2].tolist()) == [TERM_PDB, TERM_WD] and H.n_lookups == 1 + H.reflect
+
+
 def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
     """The arguments after the board of :func:`solver.idastar._idastar_tiles` (and of the
     batch kernel over it) for a per-tile ``H``."""
@@ -134,8 +141,9 @@ def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
     per-tile heuristic, the walking-distance kernel for walking distance alone (with or
-    without ``+id``), the PDB kernel for pattern databases alone, else the general one; each prunes with ``automaton``
-    (:mod:`solver.fsm`) when given one."""
+    without ``+id``), the PDB kernel for pattern databases alone, the PDB and walking-distance
+    kernel for the max of one database and walking distance, else the general one; each
+    prunes with ``automaton`` (:mod:`solver.fsm`) when given one."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(size)
     fsm = None if automaton is None else automaton.full
@@ -164,6 +172,13 @@ def idastar_call(size, goal, H, limits, automaton=None):
     if H.n_terms == 1 and H.terms[0] == TERM_PDB and H.n_lookups == 1 + H.reflect:  # one database
         early = mirrors_early(H)
         return "idastar-pdb", lambda tiles: _idastar_pdb(tiles, goal_pos, nbr64, H, limits, table, use_fsm, early)
+    if serves_pdb_walk_kernel(H):
+        early, step = mirrors_early(H), walk_steps(size, goal)
+
+        def call_pdb_walk(tiles):
+            v0, h0 = start_patterns(tiles.tolist(), goal, size)
+            return _idastar_pdb_walk(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm, early, step, v0, h0)
+        return "idastar-pdb-walk", call_pdb_walk
     return "idastar", lambda tiles: _idastar(tiles, size, goal_pos, nbr64, H, limits, table, use_fsm)
 
 

@@ -8,6 +8,9 @@ headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow t
 
 A check over every board or entry that CI covers by a seeded sample keeps its exhaustive
 variant under the marker ``exhaustive``: skipped unless ``--exhaustive`` is given.
+
+A run without ``-n`` runs on two pytest-xdist workers where two cores are usable, tests spread
+by group (the plugin ``tests/distribute.py``).
 """
 
 import os
@@ -17,8 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from dockerized import TIMINGS as DOCKER_TIMINGS
 from tilesweep.jobs.published import published_figures
 from tilesweep.jobs.sources import KORF100
+
+pytest_plugins = ["distribute"]
 
 SLOW_TIERS = {
     "cluster": "starts real Dask schedulers and workers",
@@ -60,13 +66,16 @@ _SESSION_START = time.time()
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Name the screenshots and other artifacts this run wrote (browser tests)."""
+    """Name the screenshots and other artifacts this run wrote (browser tests); print the docker
+    tier's timings (its module writes them to a file, as an xdist worker's output is not shown)."""
     written = sorted(p for p in ARTIFACTS.rglob("*") if p.is_file() and p.stat().st_mtime >= _SESSION_START) \
         if ARTIFACTS.is_dir() else []
     if written:
         terminalreporter.write_sep("-", f"{len(written)} test artifact(s) in {ARTIFACTS}")
         for path in written:
             terminalreporter.write_line(str(path))
+    if DOCKER_TIMINGS.is_file() and DOCKER_TIMINGS.stat().st_mtime >= _SESSION_START:
+        terminalreporter.write_line(DOCKER_TIMINGS.read_text().strip())
 
 
 def read_korf100() -> dict[int, tuple[int, ...]]:

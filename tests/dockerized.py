@@ -26,6 +26,8 @@ LOOPBACK = "127.0.0.1"
 # cut-off test waits it out. Still far above a loaded worker's longest silence: the image
 # holds the compiled kernels and a sweep's plugin prepares tables off the event loop.
 WORKER_TTL = 60
+# The seconds of each stage of the docker tier, which the run's summary prints (tests/conftest.py).
+TIMINGS = ROOT / ".pytest_cache" / "docker-timings.txt"
 
 
 def run(argv, timeout=600, check=True, **kwargs) -> subprocess.CompletedProcess:

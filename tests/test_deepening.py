@@ -57,6 +57,7 @@ CASES = [("manhattan", "idastar-tiles", "manhattan"),
          ("walking-distance+id", "idastar-walk", "walking-distance+id"),
          ("pdb:4-4", "idastar-pdb", "pdb:4-4"),
          ("pdb:4-4+reflect", "idastar-pdb", "pdb:4-4+reflect"),
+         ("max(pdb:4-4+reflect,walking-distance)", "idastar-pdb-walk", "max(pdb:4-4+reflect,walking-distance)"),
          ("linear-conflict", "idastar", "linear-conflict"),
          pytest.param("plugin:manhattan-plugin", "idastar-plugin-only-", "manhattan",
                       marks=pytest.mark.slow),  # compiles a plugin's kernel (5-18 s at load 8)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from dockerized import IMAGE, LOOPBACK, ROOT, WORKER_TTL, Project, base_image, build_image, engine_missing, run
+from dockerized import IMAGE, LOOPBACK, ROOT, TIMINGS, WORKER_TTL, Project, base_image, build_image, engine_missing, run
 
 WHY_NOT = engine_missing()
 pytestmark = [pytest.mark.docker, pytest.mark.skipif(WHY_NOT is not None, reason=f"Docker: {WHY_NOT}")]
@@ -34,18 +34,16 @@ SHORT = ["--size", "3", "--count", "60", "--seed", "3", "--algorithm", "idastar"
 
 
 @pytest.fixture(scope="module")
-def timings(request):
-    """Seconds of each stage, printed at the end of the module (CI's log shows them)."""
+def timings():
+    """Seconds of each stage, written at the end of the module; the run's summary prints them
+    (tests/conftest.py), so CI's log shows them."""
     spent: dict[str, float] = {}
     started = time.monotonic()
     yield spent
     spent["docker tests in all"] = time.monotonic() - started
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     line = "docker timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in spent.items())
-    if reporter is not None:
-        reporter.write_line(line)
-    (Path(request.config.rootpath) / ".pytest_cache").mkdir(exist_ok=True)
-    (Path(request.config.rootpath) / ".pytest_cache" / "docker-timings.txt").write_text(line + "\n")
+    TIMINGS.parent.mkdir(exist_ok=True)
+    TIMINGS.write_text(line + "\n")
 
 
 @pytest.fixture(scope="module")

@@ -199,7 +199,8 @@ def test_figures_are_written_as_files(report, tmp_path, fmt, magic):
 
 
 @pytest.mark.parametrize("tick, label", [(2_000_000, "2M"), (3_000_000, "3M"), (1_500, "1.5k"), (10_000, "10k"),
-                                         (45, "45"), (0.5, "0.5"), (0.00002, "2e-5"), (1e-6, "1e-6"),
+                                         (45, "45"), (0.5, "0.5"), (0.005, "0.005"),
+                                         (0.0002, "0.0002"), (0.00002, "2e-5"), (1e-6, "1e-6"),
                                          (2.5e9, "2.5G")])
 def test_log_axis_labels_stay_short_on_a_narrow_range(page, tick, label):
     """The log axes' tick labels, as the browser formats them: a few characters each, so a
