@@ -85,10 +85,11 @@ def test_a_sweep_run_in_a_terminal_shows_as_running_and_cancel_stops_it(tmp_path
         info = status(folder)
         assert info["state"] == "running" and info["client_alive"] is True and info["log"] is None, info
         watch = subprocess.Popen([*CLI, "status", str(folder), "--watch"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        first = watch.stdout.readline()  # its first frame while the sweep runs (its start takes seconds under load)
         time.sleep(3)  # a refresh or two while it runs
         stopped = cli("cancel", folder)
         out, err = proc.communicate(timeout=120)
-        frames = watch.communicate(timeout=30)[0].splitlines()  # --watch ends once the sweep stops running
+        frames = [first, *watch.communicate(timeout=30)[0].splitlines()]  # --watch ends once the sweep stops running
     assert stopped.returncode == 0, stopped.stderr
     assert ": running," in frames[0] and ": cancelled," in frames[-2] and "resume with:" in frames[-1], frames
     assert proc.returncode == 130 and "\ninterrupted" in err, err
