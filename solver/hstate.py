@@ -127,8 +127,9 @@ def prefetch(typingctx, address, index):
 
 
 @inline_kernel
-def line_value(tiles, line, size, lc_code, lc_table):
-    """Linear-conflict extra cost of one row (``line < size``) or column."""
+def line_key(tiles, line, size, lc_code):
+    """The key of one row (``line < size``) or column: per cell along it, base n + 1, the
+    digit ``lc_code`` gives its tile in this line."""
     if line < size:
         start, step = line * size, 1
     else:
@@ -138,7 +139,13 @@ def line_value(tiles, line, size, lc_code, lc_table):
     for i in range(size):
         code += lc_code[line, tiles[start + i * step]] * mult
         mult *= size + 1
-    return np.int64(lc_table[code])
+    return code
+
+
+@inline_kernel
+def line_value(tiles, line, size, lc_code, lc_table):
+    """Linear-conflict extra cost of one row (``line < size``) or column."""
+    return np.int64(lc_table[line_key(tiles, line, size, lc_code)])
 
 
 @inline_kernel

@@ -25,9 +25,10 @@ Kernels here:
   distance and ``max`` of several (:func:`contour`), and :func:`_idastar_plugin`, the
   same with a plugin heuristic in the ``max``.
 
-The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_pdb`,
-:mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and :mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs
-these contours below the roots of a split search.
+The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_lines`,
+:mod:`solver.idastar_pdb`, :mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and
+:mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs the per-tile and general contours
+below the roots of a split search.
 """
 
 import numpy as np

@@ -12,8 +12,9 @@ from .ebf import effective_branching_factor
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search, _graph_search_plugin
 from .heuristics import PluginHeuristic
-from .hstate import HS_LEN, TERM_ID, TERM_PDB, TERM_TILES, TERM_WD, h_init, h_many
+from .hstate import HS_LEN, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD, h_init, h_many
 from .idastar import _idastar, _idastar_plugin, _idastar_tiles
+from .idastar_lines import _idastar_lines
 from .idastar_pdb import _idastar_pdb, mirrors_early
 from .idastar_pdb_walk import _idastar_pdb_walk
 from .idastar_plugin import _idastar_plugin_only, no_step
@@ -140,10 +141,11 @@ def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
 
 def idastar_call(size, goal, H, limits, automaton=None):
     """The IDA* kernel call for ``H`` and its warm-up name: the per-tile kernel for a
-    per-tile heuristic, the walking-distance kernel for walking distance alone (with or
-    without ``+id``), the PDB kernel for pattern databases alone, the PDB and walking-distance
-    kernel for the max of one database and walking distance, else the general one; each
-    prunes with ``automaton`` (:mod:`solver.fsm`) when given one."""
+    per-tile heuristic, the line kernel for linear conflicts, the walking-distance kernel for
+    walking distance alone (with or without ``+id``), the PDB kernel for pattern databases
+    alone, the PDB and walking-distance kernel for the max of one database and walking
+    distance, else the general one; each prunes with ``automaton`` (:mod:`solver.fsm`) when
+    given one."""
     goal_pos = goal_positions(goal)
     nbr = neighbours(size)
     fsm = None if automaton is None else automaton.full
@@ -159,6 +161,9 @@ def idastar_call(size, goal, H, limits, automaton=None):
     if serves_tiles_kernel(H):
         args = tiles_kernel_args(size, goal, H, limits, automaton)
         return "idastar-tiles", lambda tiles: _idastar_tiles(tiles, *args)
+    if H.n_terms == 1 and H.terms[0] == TERM_TILES | TERM_LC:
+        return "idastar-lines", lambda tiles: _idastar_lines(tiles, size, goal_pos, nbr, H.tile_cost, H.lc_code,
+                                                             H.lc_table, limits, table, use_fsm)
     if H.n_terms == 1 and H.terms[0] & ~TERM_ID == TERM_WD:
         step = walk_steps(size, goal)
         use_id = bool(H.terms[0] & TERM_ID)
