@@ -39,11 +39,13 @@ from tilesweep.jobs.sources import KORF100, read_instance_file  # noqa: E402
 from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import goal_tiles, parse_heuristic  # noqa: E402
 from tilesweep.solver.fsm import automaton, parse_pruning  # noqa: E402
+from tilesweep.solver.geometry import neighbours64  # noqa: E402
 from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
 from tilesweep.solver.idastar import _idastar  # noqa: E402
 from tilesweep.solver.idastar_walk import walk_steps  # noqa: E402
+from tilesweep.solver.kernels import goal_positions, near_goal  # noqa: E402
 from tilesweep.solver.limits import make_limits  # noqa: E402
-from tilesweep.solver.search import goal_positions, idastar_call, near_goal, neighbours64  # noqa: E402
+from tilesweep.solver.search import idastar_call  # noqa: E402
 from tilesweep.solver.walking import start_patterns  # noqa: E402
 
 GOAL = goal_tiles("blank-first", 4)

@@ -18,8 +18,8 @@ from tilesweep.solver import goal_tiles, parse_heuristic, solve
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
+from tilesweep.solver.kernels import goal_positions, near_goal
 from tilesweep.solver.limits import make_limits
-from tilesweep.solver.search import goal_positions, near_goal
 
 PARTS = ("pdb:5-5-5", "pdb:6-6-3")
 MAX = f"max({','.join(PARTS)})"

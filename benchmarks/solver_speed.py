@@ -42,8 +42,9 @@ from tilesweep.solver.generators import random_walk_instance, uniform_instance  
 from tilesweep.solver.geometry import neighbours64  # noqa: E402
 from tilesweep.solver.graphsearch import ASTAR, _graph_search  # noqa: E402
 from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
+from tilesweep.solver.kernels import goal_positions  # noqa: E402
 from tilesweep.solver.limits import make_limits  # noqa: E402
-from tilesweep.solver.search import goal_positions, graph_call  # noqa: E402
+from tilesweep.solver.search import graph_call  # noqa: E402
 from tilesweep.solver.solve import check_budget  # noqa: E402
 
 

@@ -12,6 +12,7 @@ from .board import Board, goal_label, goal_tiles, is_solvable
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
+from .kernels import KernelInputs
 from .limits import UNLIMITED, make_limits
 from .options import MAX_NODES, byte_size, parse_seconds, whole_number
 from .plugins import PluginError
@@ -140,6 +141,49 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
     return tuple(int(t) for t in goal)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A checked request of one (algorithm, heuristic): the kernel's inputs, the heuristic
+    and the figures every result of it carries (:meth:`result_fields`)."""
+
+    inputs: KernelInputs
+    spec: HeuristicSpec
+    heuristic: str  # the results' heuristic: the spec's name, "none" for uninformed searches
+    max_nodes: int | None
+    time_limit: float | None
+    max_memory: int | None
+    pruning: str
+    cpu_time_limit: float | None
+
+    def result_fields(self) -> dict:
+        """The fields of a :class:`SolveResult` (and of the batch path's columns) that are
+        the request's, not the board's."""
+        return {"heuristic": self.heuristic, "max_nodes": self.max_nodes, "time_limit": self.time_limit,
+                "max_memory": self.max_memory, "pruning": self.pruning, "cpu_time_limit": self.cpu_time_limit}
+
+
+def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: str | HeuristicSpec,
+            tables: tuple = (), max_nodes: int | None = None, time_limit: float | None = None,
+            max_memory: int | None = None, prune: str | Pruning = "parent",
+            cpu_time_limit: float | None = None) -> Prepared:
+    """Check a request's options and build what its kernel takes (the options as
+    :func:`solve` takes them); :func:`solve` and :func:`solver.batch.solve_boards` both start
+    here, and :func:`solver.kernels.pick` then picks the kernel."""
+    goal_t = resolve_goal(goal, size)
+    check_algorithm(algorithm)
+    budget = check_budget(max_nodes, algorithm)
+    time_limit, cpu_time_limit = check_time_limits(time_limit, cpu_time_limit)
+    max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
+    pruning = prune if isinstance(prune, Pruning) else parse_pruning(prune, size)
+    spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, size, goal_t)
+    H = kernel_heuristic(spec, size, goal_t, tuple(tables))
+    limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
+    fsm = automaton(size, pruning.depth) if pruning.kind == "fsm" else None
+    return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm), spec,
+                    spec.name if algorithm in INFORMED else "none", None if budget == UNLIMITED else budget,
+                    time_limit, max_memory, str(pruning), cpu_time_limit)
+
+
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
           max_nodes: int | None = None, time_limit: float | None = None,
@@ -162,33 +206,24 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     instead (:func:`solver.splitsearch.split_runner`; the result's ``extra`` then holds
     its node accounting).
     """
-    goal_t = resolve_goal(goal, board.size)
-    check_algorithm(algorithm)
+    p = prepare(board.size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune,
+                cpu_time_limit)
     if split is not None and algorithm != "idastar":
         raise InvalidOptionError(f"parallel search runs IDA* only, not {algorithm!r}; use --algorithm idastar")
-    budget = check_budget(max_nodes, algorithm)
-    time_limit, cpu_time_limit = check_time_limits(time_limit, cpu_time_limit)
-    max_memory = check_memory(max_memory) if algorithm in BYTES_PER_STATE else None
-    pruning = prune if isinstance(prune, Pruning) else parse_pruning(prune, board.size)
-    spec = heuristic if isinstance(heuristic, HeuristicSpec) else parse_heuristic(heuristic, board.size, goal_t)
-    name = spec.name if algorithm in INFORMED else "none"
-    result = SolveResult(board.text(), board.size, goal_label(goal_t), algorithm, name, "unsolvable",
-                         max_nodes=None if budget == UNLIMITED else budget, time_limit=time_limit,
-                         max_memory=max_memory, pruning=str(pruning), cpu_time_limit=cpu_time_limit)
-    H = kernel_heuristic(spec, board.size, goal_t, tuple(tables))
-    if not is_solvable(board.tiles, goal_t, board.size):
-        result.h0 = search.heuristic_of(board, goal_t, H)
+    x, spec = p.inputs, p.spec
+    result = SolveResult(board.text(), board.size, goal_label(x.goal), algorithm, status="unsolvable",
+                         **p.result_fields())
+    if not is_solvable(board.tiles, x.goal, board.size):
+        result.h0 = search.heuristic_of(board, x.goal, x.H)
         return result
-    limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
-    fsm = automaton(board.size, pruning.depth) if pruning.kind == "fsm" else None
     if not spec.plugins:
-        return search.run(algorithm, board, goal_t, H, limits, result, fsm, split)
+        return search.run(algorithm, board, x.goal, x.H, x.limits, result, x.automaton, split)
     if split is not None:
         raise InvalidOptionError(f"heuristic {spec.name!r}: parallel search does not run plugin heuristics; "
                                  "leave out --parallel")
     result.extra["heuristic_version"] = spec.heuristic_version
     try:
-        return search.run(algorithm, board, goal_t, H, limits, result, fsm)
+        return search.run(algorithm, board, x.goal, x.H, x.limits, result, x.automaton)
     except Exception as err:  # noqa: BLE001 - the user's code raised inside the kernel
         raise PluginError(f"heuristic {spec.name!r} raised {type(err).__name__} on board {board.text()!r}: "
                           f"{str(err).splitlines()[0] if str(err) else ''}") from None

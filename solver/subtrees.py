@@ -23,8 +23,9 @@ from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
 from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas, tiles_next_bound
 from .jit import kernel
+from .kernels import NO_FSM, goal_positions, serves_tiles_kernel
 from .limits import deadline_of, make_limits, next_check
-from .search import _NO_FSM, _moves_text, goal_positions, serves_tiles_kernel
+from .search import _moves_text
 from .status import RUNNING, SOLVED
 
 
@@ -177,7 +178,7 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
     serial IDA* uses for ``H`` (the per-tile one, else the general one; walking distance
     alone runs in the general kernel)."""
     goal_pos = goal_positions(goal)
-    fsm = _NO_FSM if automaton is None else automaton.full
+    fsm = NO_FSM if automaton is None else automaton.full
     if serves_tiles_kernel(H):
         nbr8 = neighbours(size)
 

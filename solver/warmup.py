@@ -19,7 +19,7 @@ from .batch import solve_boards, tiles_texts
 from .board import Board
 from .graphsearch import ASTAR
 from .heuristics import HeuristicSpec, KernelHeuristic, expected_table_size, kernel_heuristic, parse_heuristic
-from .search import near_goal, packed_astar_serves
+from .kernels import near_goal, packed_astar_serves
 from .solve import solve
 from .subtrees import subtrees_call, warmed
 

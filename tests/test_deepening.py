@@ -21,8 +21,9 @@ from tilesweep.solver.deepening import MAX_DEPTH
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
+from tilesweep.solver.kernels import goal_positions
 from tilesweep.solver.limits import make_limits
-from tilesweep.solver.search import goal_positions, idastar_call
+from tilesweep.solver.search import idastar_call
 from tilesweep.solver.status import BUDGET_NODES, TOO_DEEP
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"

@@ -109,4 +109,4 @@ def test_ctrl_c_while_the_fork_server_compiles_stops_both(tmp_path):
     assert "Traceback" not in rest, rest
     (lock,) = cache.glob("solver_*/tilesweep-compile.lock")
     with file_lock(lock):  # free once the server is gone: had it gone on, it would have cached the kernel
-        assert not list(cache.glob("solver_*/batch._idastar_tiles_boards*.nbi"))
+        assert not list(cache.glob("solver_*/batch_kernels._idastar_tiles_boards*.nbi"))

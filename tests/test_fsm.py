@@ -17,8 +17,9 @@ from tilesweep.solver.generators import random_walk_instance
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
+from tilesweep.solver.kernels import goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
-from tilesweep.solver.search import goal_positions, idastar_call
+from tilesweep.solver.search import idastar_call
 
 ORDER = {m: i for i, m in enumerate("ULRD")}
 

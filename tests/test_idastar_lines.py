@@ -9,6 +9,7 @@ import pytest
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
 from tilesweep.solver.fsm import automaton
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.geometry import neighbours, neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.hstate import line_key
 from tilesweep.solver.idastar import _idastar
@@ -22,8 +23,9 @@ from tilesweep.solver.idastar_lines import (
     step_tiles,
 )
 from tilesweep.solver.jit import kernel
+from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
-from tilesweep.solver.search import _NO_FSM, goal_positions, idastar_call, neighbours, neighbours64
+from tilesweep.solver.search import idastar_call
 from tilesweep.solver.status import BUDGET_NODES, SOLVED
 
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
@@ -42,7 +44,7 @@ def compare(size, goal, boards, budget=UNLIMITED, prune_depth=None) -> set:
     fsm = automaton(size, prune_depth) if prune_depth else None
     picked, call = idastar_call(size, goal, H, limits, fsm)
     assert picked == "idastar-lines"
-    table = _NO_FSM if fsm is None else fsm.full
+    table = NO_FSM if fsm is None else fsm.full
     statuses = set()
     for board in boards:
         tiles = np.array(board.tiles, dtype=np.int8)

@@ -10,11 +10,13 @@ from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import goal_tiles, parse_heuristic
 from tilesweep.solver.fsm import automaton
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
 from tilesweep.solver.idastar_pdb import _idastar_pdb
+from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
-from tilesweep.solver.search import _NO_FSM, goal_positions, idastar_call, neighbours64
+from tilesweep.solver.search import idastar_call
 from tilesweep.solver.status import BUDGET_NODES, SOLVED
 
 
@@ -38,7 +40,7 @@ def compare(size, goal, name, boards, store, budget=UNLIMITED, prune_depth=None)
     limits = make_limits(budget)
     fsm = automaton(size, prune_depth) if prune_depth else None
     assert idastar_call(size, goal, H, limits, fsm)[0] == "idastar-pdb"
-    table = _NO_FSM if fsm is None else fsm.full
+    table = NO_FSM if fsm is None else fsm.full
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
     statuses = set()
     for board in boards:

@@ -12,12 +12,14 @@ from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import Board, goal_tiles, parse_heuristic
 from tilesweep.solver.fsm import automaton
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
+from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
 from tilesweep.solver.idastar_pdb_walk import _idastar_pdb_walk
 from tilesweep.solver.idastar_walk import walk_steps
+from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
-from tilesweep.solver.search import _NO_FSM, goal_positions, idastar_call, neighbours64
+from tilesweep.solver.search import idastar_call
 from tilesweep.solver.status import BUDGET_NODES, SOLVED, TIMEOUT
 from tilesweep.solver.walking import start_patterns
 
@@ -35,7 +37,7 @@ def compare(size, goal, name, boards, store, budget=UNLIMITED, seconds=None, pru
     limits = make_limits(budget) if seconds is None else make_limits(budget, seconds)
     fsm = automaton(size, prune_depth) if prune_depth else None
     assert idastar_call(size, goal, H, limits, fsm)[0] == "idastar-pdb-walk"
-    table = _NO_FSM if fsm is None else fsm.full
+    table = NO_FSM if fsm is None else fsm.full
     goal_pos, nbr, step = goal_positions(goal), neighbours64(size), walk_steps(size, goal)
     statuses = set()
     for board in boards:

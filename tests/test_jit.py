@@ -57,7 +57,7 @@ def test_every_kernels_cache_stamp_carries_its_dependency_digest():
 
 def test_the_dependency_digest_follows_what_a_kernel_calls():
     from tilesweep.solver.astar import ASTAR_KERNELS, _astar_tiles, _find
-    from tilesweep.solver.batch import ASTAR_BOARDS
+    from tilesweep.solver.batch_kernels import ASTAR_BOARDS
     from tilesweep.solver.jit import dependency_digest
     from tilesweep.solver.seeded import uniform_boards
     assert dependency_digest(ASTAR_BOARDS[0].py_func) != dependency_digest(_astar_tiles.py_func)

@@ -1,0 +1,65 @@
+"""The kernel table (solver/kernels.py): every row is reached, requests reach the row meant
+for them, and ``solve()`` and the batch path take their kernel from it."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilesweep.jobs.plugins import load_files
+from tilesweep.pdb_store import open_store, tables_for
+from tilesweep.solver import goal_tiles, parse_heuristic
+from tilesweep.solver.board import Board
+from tilesweep.solver.kernels import KERNELS, kernel_for
+from tilesweep.solver.solve import prepare, solve
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
+GOAL = goal_tiles("blank-last", 3)
+# algorithm, heuristic, pruning: the row that runs it
+CASES = [("idastar", "plugin:manhattan-plugin", "parent", "idastar-plugin-only"),
+         ("idastar", "max(plugin:manhattan-incremental,misplaced)", "parent", "idastar-plugin"),
+         ("idastar", "manhattan", "parent", "idastar-tiles"),
+         ("idastar", "misplaced", "fsm", "idastar-tiles"),
+         ("idastar", "walking-distance+id", "parent", "idastar-walk"),
+         ("idastar", "pdb:4-4+reflect", "parent", "idastar-pdb"),
+         ("idastar", "max(pdb:4-4,pdb:5-3)", "parent", "idastar"),
+         ("idastar", "linear-conflict", "parent", "idastar-lines"),
+         ("idastar", "max(pdb:4-4,walking-distance)", "parent", "idastar-pdb-walk"),
+         ("idastar", "max(linear-conflict,walking-distance)", "parent", "idastar"),
+         ("astar", "plugin:manhattan-plugin", "parent", "graph-plugin"),
+         ("astar", "pdb:5-3", "parent", "astar-packed"),
+         ("astar", "manhattan", "fsm", "graph"),
+         ("bfs", "manhattan", "parent", "graph"),
+         ("dfs", "manhattan", "parent", "graph")]
+
+
+def prepared(algorithm, name, prune, tmp_path):
+    load_files([EXAMPLE])
+    spec = parse_heuristic(name, 3, GOAL)
+    with open_store(tmp_path) as store:
+        tables = tables_for(spec, 3, GOAL, store) if spec.groups else ()
+    return prepare(3, GOAL, algorithm, spec, tables, prune=prune)
+
+
+@pytest.mark.parametrize("algorithm, name, prune, row", CASES)
+def test_each_request_reaches_its_row(algorithm, name, prune, row, tmp_path):
+    assert kernel_for(prepared(algorithm, name, prune, tmp_path).inputs).name == row
+
+
+def test_every_row_is_reached_and_each_algorithm_ends_with_a_row_for_everything():
+    assert {row for *_, row in CASES} == {k.name for k in KERNELS}
+    for algorithm in ("idastar", "astar", "bfs", "dfs"):
+        last = [k for k in KERNELS if algorithm in k.algorithms][-1]
+        assert last.name in ("idastar", "graph")
+
+
+def test_solve_runs_the_picked_kernel(monkeypatch):
+    import tilesweep.solver.kernels as kernels
+
+    picked = []
+    real = kernels.kernel_for
+    monkeypatch.setattr(kernels, "kernel_for", lambda inputs: picked.append(real(inputs).name) or real(inputs))
+    board = Board(tuple(np.array([1, 2, 3, 4, 5, 6, 0, 7, 8])), 3)
+    assert solve(board, GOAL, "idastar", "manhattan").cost == 2
+    assert solve(board, GOAL, "astar", "manhattan").cost == 2
+    assert picked == ["idastar-tiles", "astar-packed"]
