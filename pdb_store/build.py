@@ -61,13 +61,23 @@ def mark_dtype(free_cells: int) -> type:
     return next(t for t in (np.uint16, np.uint32, np.uint64) if 2 * free_cells <= 8 * t().itemsize)
 
 
+def _free_cells(size: int, goal, group) -> int:
+    """The cells the group's tiles leave free in the goal, as board-cell bits."""
+    return (1 << (size * size)) - 1 - sum(1 << goal.index(t) for t in group)
+
+
+def goal_region(size: int, goal, group, geometry) -> int:
+    """The goal's blank region (the free cells the blank reaches), as board-cell bits."""
+    free = np.int64(_free_cells(size, goal, group))
+    return int(_flood(np.int64(1 << goal.index(0)), free, np.int64(size), geometry[3], geometry[4]))
+
+
 def _goal_state(size: int, goal, group, geometry) -> tuple[int, int]:
     """Rank of the goal placement and the blank region of the goal, as free-cell bits."""
     cells = [goal.index(t) for t in group]
     rank = int(rank_placement(np.array(cells, dtype=np.int64), size * size))
-    free = np.int64((1 << (size * size)) - 1 - sum(1 << c for c in cells))
-    region = _flood(np.int64(1 << goal.index(0)), free, np.int64(size), geometry[3], geometry[4])
-    return rank, int(_compact(region, free))
+    free = np.int64(_free_cells(size, goal, group))
+    return rank, int(_compact(np.int64(goal_region(size, goal, group, geometry)), free))
 
 
 class BuildProgress(NamedTuple):

@@ -19,7 +19,7 @@ from numba import prange
 from tilesweep.solver.jit import parallel_kernel
 from tilesweep.solver.ranking import placement_count, rank_placement, unrank_placement
 
-from .build import _geometry, _goal_state
+from .build import _geometry, goal_region
 
 _BLOCK = 1 << 16  # ranks per work item
 
@@ -74,7 +74,7 @@ def find_image(size: int, goal: tuple[int, ...], group: tuple[int, ...],
 
 
 def _region(size, goal, group, geometry) -> int:
-    return _goal_state(size, goal, group, geometry)[1]
+    return goal_region(size, goal, group, geometry)  # board-cell bits, so a cell map moves it
 
 
 def _mapped(mask: int, cell_map: np.ndarray) -> int:

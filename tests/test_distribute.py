@@ -55,6 +55,8 @@ def run(folder: Path, *args: str) -> dict[str, set[str]]:
     (folder / "test_docker_b.py").write_text(DOCKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
     env.pop("PYTEST_ADDOPTS", None)
+    for name in [name for name in env if name.startswith("PYTEST_XDIST_")]:
+        env.pop(name)  # run from an xdist worker, the inner run would report the outer worker's name
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "distribute", "-p", "no:cacheprovider",
                            "-W", "ignore::pytest.PytestUnknownMarkWarning", *args],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)

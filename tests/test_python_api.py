@@ -13,6 +13,7 @@ import tilesweep
 from program import CLI
 from sweeps_local import local_sweep
 from test_docs_commands import ROOT, fenced_blocks
+from tilesweep.cluster.jobqueue import cluster_class
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
 from tilesweep.jobs.summary import summarize
@@ -181,6 +182,9 @@ def test_the_guides_slurm_example_runs(tmp_path, capsys):
     """One single-threaded worker job on this machine, set up as a site's jobqueue.yaml would."""
     (block,) = [b for b in guide_blocks() if is_batch(b[1])]
     site = {"jobqueue.slurm.cores": 1, "jobqueue.slurm.memory": "1GB", "jobqueue.slurm.interface": "lo"}
+    # dask-jobqueue adds its defaults to dask's config when first imported: imported inside the
+    # set() below, they would leave with it, and later jobqueue tests in this process would find none
+    cluster_class("slurm")
     with dask.config.set(site):
         out = run_blocks([block], tmp_path, capsys)
     assert "manhattan      20" in out
