@@ -44,14 +44,15 @@ def colours(data: ReportData) -> dict[str, str]:
 
 
 # Log-axis labels in a few characters (2M, 300k, 45, 0.005, 2e-5): bokeh's own (2.000e+6) run
-# together when a range spans less than a power of ten and every tick gets a label; decimals
-# down to 0.0001, so a seconds axis reads 0.005 beside 0.01 rather than 5e-3
+# together when a range spans less than a power of ten and every tick gets a label. Below 1, one
+# form per axis: decimals (0.005, 0.01) unless a tick is under 0.0001, then powers (5e-5, 1e-4)
 COMPACT_TICKS = """
 const a = Math.abs(tick);
 if (a === 0) return "0";
 for (const [scale, unit] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]])
     if (a >= scale) return +(tick / scale).toPrecision(3) + unit;
-return a >= 1e-4 ? String(+tick.toPrecision(3)) : tick.toExponential(0);
+const tiny = ticks.some(t => t !== 0 && Math.abs(t) < 1e-4);
+return a >= 1 || !tiny ? String(+tick.toPrecision(3)) : tick.toExponential(0);
 """
 
 
