@@ -61,6 +61,14 @@ def open_play(driver, server, size="3", goal="blank-last"):
     wait_for(lambda: board_tiles(driver) == Board.goal(int(size), goal).tiles, what="the goal board")
 
 
+def data_of(driver, selector, key):
+    """The ``data-<key>`` of the first element matching ``selector``, read in one script call: the
+    pages redraw as they poll, so a reference kept between two calls can go stale."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
+        selector, key)
+
+
 def board_tiles(driver, selector="#board"):
     text = driver.find_element("css selector", selector).get_attribute("data-tiles")
     return tuple(int(t) for t in text.split()) if text else None
@@ -85,7 +93,8 @@ def solve(driver, algorithm, heuristic="manhattan"):
     driver.find_element("id", "solve").click()
     wait_for(lambda: len(css(driver, ".card")) == before + 1, what="a new card")
     card = css(driver, ".card")[0]  # newest first
-    wait_for(lambda: card.get_attribute("data-status"), what=f"{algorithm} to finish")
+    # A first plugin solve compiles its kernel in the server: minutes on a loaded 2-core machine
+    wait_for(lambda: card.get_attribute("data-status"), 600, what=f"{algorithm} to finish")
     return card
 
 
@@ -202,17 +211,17 @@ def test_running_sweep_shows_rising_progress(server, browser):
         seen = []
 
         def parts():
-            text = browser.find_element("id", "progress-text").get_attribute("data-parts")
+            text = data_of(browser, "#progress-text", "parts")
             if text is not None and (not seen or int(text) != seen[-1]):
                 seen.append(int(text))
             return len([p for p in seen if 0 < p < 20]) >= 2
 
         wait_for(parts, 300, "two progress readings")
         assert seen == sorted(seen) and len(set(seen)) == len(seen)
-        assert css(browser, "#badge .badge")[0].get_attribute("data-run") == "running"
+        assert data_of(browser, "#badge .badge", "run") == "running"
         screenshot(browser, "sweep-running")
     # Stopped as by Ctrl-C: the page says so, with the command that resumes it
-    wait_for(lambda: css(browser, "#badge .badge")[0].get_attribute("data-run") == "interrupted", 60,
+    wait_for(lambda: data_of(browser, "#badge .badge", "run") == "interrupted", 60,
              "the interrupted state")
     resume = browser.find_element("id", "resume")
     assert resume.is_displayed() and "--name running" in resume.text and "sweep" in resume.text
