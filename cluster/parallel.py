@@ -177,7 +177,7 @@ def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: 
         left = None if job.time_limit is None else max(1e-3, job.time_limit - spent)
         left_cpu = None if job.cpu_time_limit is None else max(1e-3, job.cpu_time_limit - spent_cpu)
         row = solve_one(replace(job, parallel_above=None, time_limit=left, cpu_time_limit=left_cpu), index, tiles,
-                        algorithm, heuristic, lambda name: tables[name], frozenset(), split=runner)
+                        algorithm, heuristic, lambda name: tables[name], split=runner)
         rows[i] = normalise_row(row) | {"seconds": spent + (row.get("seconds") or 0.0),
                                         "cpu_seconds": spent_cpu + (row.get("cpu_seconds") or 0.0),
                                         "worker": label, "time_limit": job.time_limit,

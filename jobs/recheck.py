@@ -75,7 +75,7 @@ def recheck(folder: Path, n: int | None, seed: int, store: str | None) -> Rechec
     out = Recheck(rows=len(rows), skipped=int((~keep).sum()))
     for row in picked.itertuples(index=False):
         tiles = tuple(int(t) for t in row.tiles.split())
-        again = solve_one(job, int(row.instance), tiles, row.algorithm, row.heuristic, tables_of, frozenset())
+        again = solve_one(job, int(row.instance), tiles, row.algorithm, row.heuristic, tables_of)
         out.checked += 1
         for column in COMPARED:
             recorded, now = _value(getattr(row, column)), _value(again[column])

@@ -29,8 +29,6 @@ from .plugins import ensure as ensure_plugins
 from .schema import RESULT_SCHEMA, columns_to_table, normalise_row, rows_to_table
 from .spec import SweepSpec
 
-FAULT_ENV = "TILESWEEP_FAULT_INSTANCES"
-
 
 @dataclass(frozen=True)
 class ChunkJob:
@@ -94,17 +92,6 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
     return jobs
 
 
-def injected_faults(sweep: str) -> frozenset[int]:
-    """Instances of ``sweep`` whose solves raise on purpose, for fault tests.
-
-    ``$TILESWEEP_FAULT_INSTANCES`` lists ``SWEEP:INDEX`` items separated by commas, read
-    by each worker process; unset (the normal case) means none.
-    """
-    items = os.environ.get(FAULT_ENV, "").replace(",", " ").split()
-    pairs = [item.rpartition(":") for item in items]
-    return frozenset(int(i) for name, _, i in pairs if name == sweep and i.isdigit())
-
-
 def worker_label() -> str:
     """``host:pid`` of this process: the ``worker`` column, in a Dask worker and in-process alike."""
     return f"{socket.gethostname()}:{os.getpid()}"
@@ -117,7 +104,7 @@ def error_row(base: dict, algorithm: str, heuristic: str, reason: str, message: 
 
 
 def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str, heuristic: str,
-              tables_for, faults: frozenset[int], max_memory: int | None = None, split=None) -> dict:
+              tables_for, max_memory: int | None = None, split=None) -> dict:
     """One result row; a solve that raises becomes a row with status ``error``. ``split``:
     IDA* by split search (:func:`solver.solve.solve`)."""
     board = Board(tiles, job.size)
@@ -125,8 +112,6 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     spec = parse_heuristic(heuristic, job.size, job.goal) if heuristic != "none" else "manhattan"
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
     try:
-        if index in faults:
-            raise RuntimeError(f"injected fault on instance {index} (${FAULT_ENV})")
         row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
                     job.max_memory or max_memory, job.prune, split, job.cpu_time_limit).to_dict()
         row["max_nodes"] = job.max_nodes
@@ -149,13 +134,12 @@ def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda:
     ``max_memory`` (asked before each solve: what is free changes as a worker runs).
     """
     ensure_plugins(job.plugins)
-    faults = injected_faults(job.sweep)
     label = worker_label()
     rows = []
     for index, tiles in job.instances:
         for algorithm, heuristic in job.combos:
             budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
-            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, faults, budget))
+            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, budget))
             row["worker"] = label
             rows.append(row)
     return rows
@@ -201,18 +185,15 @@ def _solve_chunk_once(job: ChunkJob, tables_for, memory_budget) -> pa.Table:
 
     Each (algorithm, heuristic) solves the chunk's boards in one :func:`solve_boards` call,
     so no Python runs per solve beyond the kernel call; boards the kernels do not take
-    (unsolvable, already the goal), injected faults, and every board of a batch that
-    raised go through :func:`solve_one` as in :func:`solve_chunk`. ``memory_budget()`` is
-    asked once per (algorithm, heuristic) here, not before each solve.
+    (unsolvable, already the goal) and every board of a batch that raised go through
+    :func:`solve_one` as in :func:`solve_chunk`. ``memory_budget()`` is asked once per
+    (algorithm, heuristic) here, not before each solve.
     """
     ensure_plugins(job.plugins)
-    faults = injected_faults(job.sweep)
     label = worker_label()
     indices, boards = _boards(job)
     texts = tiles_texts(boards)
     in_batch = kernel_boards(boards, job.goal, job.size)
-    if faults:
-        in_batch &= ~np.isin(indices, list(faults))
     pieces, order = [], []
     for c, (algorithm, heuristic) in enumerate(job.combos):
         budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
@@ -231,7 +212,7 @@ def _solve_chunk_once(job: ChunkJob, tables_for, memory_budget) -> pa.Table:
             continue
         rest = np.setdiff1d(np.arange(len(indices)), chosen)
         rows = [normalise_row(solve_one(job, int(indices[i]), tuple(boards[i].tolist()), algorithm, heuristic,
-                                        tables_for, faults, budget)) | {"worker": label} for i in rest]
+                                        tables_for, budget)) | {"worker": label} for i in rest]
         pieces.append(rows_to_table(rows))
         order.append(rest * len(job.combos) + c)
     table = pa.concat_tables(pieces)

@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+import faults
 from tilesweep.cluster.tables import open_tables
 from tilesweep.jobs.schema import TIMING_COLUMNS, normalise_row, rows_to_table
 from tilesweep.jobs.spec import build_spec
@@ -65,7 +66,7 @@ def test_boards_the_kernels_do_not_take_and_faults(tmp_path, monkeypatch):
     boards = tmp_path / "boards.txt"
     boards.write_text("1 2 3 4 5 6 7 8 0\n8 6 7 2 5 4 3 0 1\n2 1 3 4 5 6 7 8 0\n1 2 3 4 5 6 0 7 8\n"
                       "0 1 2 3 4 5 6 7 8\n")
-    monkeypatch.setenv("TILESWEEP_FAULT_INSTANCES", "faulty:3")
+    faults.install(faults.listed("faulty:3"), monkeypatch.setattr)
     (job,) = jobs_of(tmp_path, instances=str(boards), name="faulty", chunk_size=5,
                      algorithms=("idastar", "astar", "bfs"))
     table = same_rows(job)

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from distributed import Client
 
+import faults
 from polling import wait_for
 from program import CLI
 from tilesweep.jobs.results import load_results
@@ -25,6 +26,7 @@ from tilesweep.jobs.schema import TIMING_COLUMNS
 pytestmark = pytest.mark.cluster
 
 ROOT = Path(__file__).resolve().parents[1]
+FAULTS = Path(__file__).resolve().parent / "faults.py"
 # bfs solves take ~0.5 s each on the 8-puzzle: long enough to interrupt mid-sweep.
 SWEEP = ["--size", "3", "--count", "10", "--seed", "9", "--algorithm", "bfs", "--algorithm", "idastar",
          "--heuristic", "manhattan", "--chunk-size", "1"]
@@ -34,7 +36,7 @@ SWEEP = ["--size", "3", "--count", "10", "--seed", "9", "--algorithm", "bfs", "-
 def cluster(tmp_path_factory):
     """A scheduler and two single-threaded workers, each its own process, on 127.0.0.1."""
     tmp = tmp_path_factory.mktemp("cluster")
-    env = {**os.environ, "TILESWEEP_FAULT_INSTANCES": "faulty:2,faulty:7"}
+    env = {**os.environ, faults.ENV: "faulty:2,faulty:7"}
     file = tmp / "scheduler.json"
     scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
                                   "--no-dashboard", "--scheduler-file", str(file)], cwd=tmp, env=env,
@@ -42,8 +44,9 @@ def cluster(tmp_path_factory):
     wait_for(file.exists, what="the scheduler file")
     wait_for(lambda: json.loads(file.read_text() or "{}").get("address"), what="the scheduler address")
     address = json.loads(file.read_text())["address"]
+    # the workers load tests/faults.py, which makes instances 2 and 7 of sweep "faulty" raise
     workers = [subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard",
-                                 "--no-nanny", "--name", f"w{i}"], cwd=tmp, env=env,
+                                 "--no-nanny", "--name", f"w{i}", "--preload", str(FAULTS)], cwd=tmp, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
     with Client(address) as client:
         client.wait_for_workers(2, timeout=60)

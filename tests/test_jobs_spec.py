@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+import faults
 from tilesweep.jobs.instances import instance_rng, make_instances
 from tilesweep.jobs.spec import SweepSpec, build_spec, combinations
 from tilesweep.jobs.work import chunk_jobs, solve_chunk
@@ -106,7 +107,7 @@ def test_chunks_cover_every_instance_once(tmp_path):
 
 def test_a_solve_that_raises_is_an_error_row(tmp_path, monkeypatch):
     spec = spec_of(tmp_path, count=3, name="faulty", chunk_size=3)
-    monkeypatch.setenv("TILESWEEP_FAULT_INSTANCES", "faulty:1,other:2")
+    faults.install(faults.listed("faulty:1,other:2"), monkeypatch.setattr)
     rows = solve_chunk(chunk_jobs(spec)[0])
     assert [r["status"] for r in rows] == ["solved", "error", "solved"]
     assert "injected fault on instance 1" in rows[1]["error"] and rows[0]["error"] is None

@@ -9,6 +9,7 @@ import dask
 import pytest
 from typer.testing import CliRunner
 
+import faults
 from tilesweep.cli import app
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import prepare, run_local
@@ -93,12 +94,12 @@ def test_unwritable_folders_are_bad_input(where, read_only):
 
 def test_error_rows_are_kept_unless_retry_errors(tmp_path, monkeypatch):
     spec, _ = build_spec(dict(size=3, count=6, seed=1, out=str(tmp_path), name="faulty", chunk_size=2))
-    monkeypatch.setenv("TILESWEEP_FAULT_INSTANCES", "faulty:3")
-    run_local(prepare(spec))
+    with monkeypatch.context() as patch:
+        faults.install(faults.listed("faulty:3"), patch.setattr)
+        run_local(prepare(spec))
     assert prepare(spec).pending == []
     retry = prepare(spec, retry_errors=True)
     assert [job.chunk for job in retry.pending] == [1]
-    monkeypatch.delenv("TILESWEEP_FAULT_INSTANCES")
     run_local(retry)
     from tilesweep.jobs.results import load_results
     df = load_results(spec.folder)
