@@ -117,9 +117,27 @@ def _graph_search_plugin(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_
 @inline_kernel
 def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug):
     """The search of :func:`_graph_search`; with ``use_plug`` A* also calls ``plug``."""
-    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
-        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, _, _, n_lookups, lookup_group, lookup_refl = H
+    tile_cost = H.tile_cost
+    scale = H.scale
+    use_lc = H.use_lc
+    lc_code = H.lc_code
+    lc_table = H.lc_table
+    n_groups = H.n_groups
+    group_tiles = H.group_tiles
+    group_k = H.group_k
+    tables = H.tables
+    refl_tile = H.refl_tile
+    refl_cell = H.refl_cell
+    terms = H.terms
+    n_terms = H.n_terms
+    use_wd = H.use_wd
+    goal_row = H.goal_row
+    goal_col = H.goal_col
+    wd_link_v = H.wd_link_v
+    wd_link_h = H.wd_link_h
+    n_lookups = H.n_lookups
+    lookup_group = H.lookup_group
+    lookup_refl = H.lookup_refl
     addr = table_addresses(tables)
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)

@@ -12,7 +12,8 @@ of its own (:func:`commit_child`). The heuristic is the maximum over its terms o
 sum of the parts each term names (:func:`combine`); a plain heuristic has one term.
 
 Numba copies and reference-counts every array or tuple handed to a function, so the
-helpers take single arrays, never the heuristic tuple; kernels unpack it once.
+helpers take single arrays, never the heuristic tuple; kernels read the fields they use
+by name (``H.tile_cost``) once, before their loops.
 """
 
 import numpy as np
@@ -321,9 +322,27 @@ def pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 @inline_kernel
 def h_init(tiles, pos, size, H, rows, d):
     """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
-    tile_cost, scale, use_lc, lc_code, lc_table, n_groups, tile_group, group_tiles, \
-        group_k, tables, reflect, refl_tile, refl_cell, terms, n_terms, use_wd, goal_row, \
-        goal_col, wd_link_v, wd_link_h, wd_v, wd_h, n_lookups, lookup_group, lookup_refl = H
+    tile_cost = H.tile_cost
+    scale = H.scale
+    use_lc = H.use_lc
+    lc_code = H.lc_code
+    lc_table = H.lc_table
+    n_groups = H.n_groups
+    group_tiles = H.group_tiles
+    group_k = H.group_k
+    tables = H.tables
+    refl_tile = H.refl_tile
+    refl_cell = H.refl_cell
+    terms = H.terms
+    n_terms = H.n_terms
+    use_wd = H.use_wd
+    goal_row = H.goal_row
+    goal_col = H.goal_col
+    wd_v = H.wd_v
+    wd_h = H.wd_h
+    n_lookups = H.n_lookups
+    lookup_group = H.lookup_group
+    lookup_refl = H.lookup_refl
     row = rows[d]
     row[:] = 0
     for t in range(1, tiles.shape[0]):

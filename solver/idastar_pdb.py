@@ -172,8 +172,14 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     or automaton pruning; arguments and returns as :func:`solver.idastar._idastar`.
     ``early_mirrors`` (with ``+reflect``): compute and prefetch the mirror lookups of a
     node's children with the regular ones (:func:`mirrors_early`)."""
-    _, _, _, _, _, n_groups, tile_group, group_tiles, group_k, tables, reflect, refl_tile, refl_cell, \
-        _, _, _, _, _, _, _, _, _, _, _, _ = H
+    n_groups = H.n_groups
+    tile_group = H.tile_group
+    group_tiles = H.group_tiles
+    group_k = H.group_k
+    tables = H.tables
+    reflect = H.reflect
+    refl_tile = H.refl_tile
+    refl_cell = H.refl_cell
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)

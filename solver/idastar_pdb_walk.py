@@ -46,10 +46,10 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     """One depth-first contour below the root, as :func:`solver.idastar.contour`, in the form
     :func:`solver.deepening.deepening` takes; ``ctx`` as in :func:`solver.idastar_pdb._contour`
     with ``wv``/``wh`` (int64[MAX_DEPTH + 1]), each depth's axis patterns, and ``step``,
-    ``link_v``, ``link_h`` and ``row`` as :func:`solver.idastar_walk.contour_walk` reads them."""
+    ``wd_link_v``, ``wd_link_h`` and ``row`` as :func:`solver.idastar_walk.contour_walk` reads them."""
     tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early_mirrors, \
         refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm, \
-        step, link_v, link_h, row, wv, wh = ctx
+        step, wd_link_v, wd_link_h, row, wv, wh = ctx
     next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
@@ -93,9 +93,9 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
         v2, h2 = wv[du], wh[du]
         k = np.uint64(step[t * np.uint64(4) + np.uint64(m)])
         if m == 0 or m == 3:  # U or D: the tile changes row
-            v2 = np.int64(link_v[np.uint64(v2 >> WD_BITS) * row + k])
+            v2 = np.int64(wd_link_v[np.uint64(v2 >> WD_BITS) * row + k])
         else:
-            h2 = np.int64(link_h[np.uint64(h2 >> WD_BITS) * row + k])
+            h2 = np.int64(wd_link_h[np.uint64(h2 >> WD_BITS) * row + k])
         hc = (v2 & WD_MASK) + (h2 & WD_MASK)
         f = d + 1 + hc
         g, v, h = -1, np.int64(0), sums[du]
@@ -170,8 +170,16 @@ def _idastar_pdb_walk(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, earl
     parent or automaton pruning; arguments as :func:`solver.idastar_pdb._idastar_pdb`, and
     ``size``, ``step``, ``v0``, ``h0`` as :func:`solver.idastar_walk._idastar_walk` takes them (the
     link tables are ``H``'s); returns as :func:`solver.idastar._idastar`."""
-    _, _, _, _, _, n_groups, tile_group, group_tiles, group_k, tables, reflect, refl_tile, refl_cell, \
-        _, _, _, _, _, link_v, link_h, _, _, _, _, _ = H
+    n_groups = H.n_groups
+    tile_group = H.tile_group
+    group_tiles = H.group_tiles
+    group_k = H.group_k
+    tables = H.tables
+    reflect = H.reflect
+    refl_tile = H.refl_tile
+    refl_cell = H.refl_cell
+    wd_link_v = H.wd_link_v
+    wd_link_h = H.wd_link_h
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -201,5 +209,5 @@ def _idastar_pdb_walk(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, earl
     row = np.uint64(2 * size)
     ctx = (tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early, refl_tile,
            refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm,
-           step, link_v, link_h, row, wv, wh)
+           step, wd_link_v, wd_link_h, row, wv, wh)
     return _deepen(ctx, hr, limits, path, bounds, iter_nodes)
