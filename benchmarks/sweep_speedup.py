@@ -31,7 +31,7 @@ from tilesweep.cluster.tables import open_tables, resolve  # noqa: E402
 from tilesweep.jobs.results import load_results  # noqa: E402
 from tilesweep.jobs.spec import build_spec  # noqa: E402
 from tilesweep.jobs.sweep import prepare  # noqa: E402
-from tilesweep.jobs.work import solve_chunk  # noqa: E402
+from tilesweep.jobs.work import solve_chunk_table  # noqa: E402
 
 _TABLES: dict = {}
 
@@ -42,10 +42,10 @@ def sweep_options(tmp: str, name: str, args) -> dict:
 
 
 def _solve_plain(job) -> int:
-    """A plain process's task: solve one chunk with tables mapped once per process."""
+    """A plain process's task: solve one chunk as a Dask task does, with tables mapped once per process."""
     if not _TABLES:
         _TABLES.update(open_tables(resolve(None), [h for _, h in job.combos], job.size, job.goal)[1])
-    return len(solve_chunk(job, _TABLES.__getitem__))
+    return solve_chunk_table(job, _TABLES.__getitem__).num_rows
 
 
 def plain_processes(tmp: str, workers: int, args) -> float:

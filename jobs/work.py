@@ -3,9 +3,8 @@
 No Dask here. :func:`solve_chunk_table` is what a task runs: it takes plain data (a
 :class:`ChunkJob`) and a ``tables_for(heuristic_name)`` callback that returns a ``pdb:``
 heuristic's tables (the worker plugin keeps them memory-mapped once per process), and
-solves the chunk's boards in batches. :func:`solve_chunk` gives the same rows one
-:func:`solver.solve.solve` at a time: no task runs it; it is the reference the tests and
-benchmarks hold the batches to.
+solves the chunk's boards in batches; :func:`solve_one` solves one board where a batch
+cannot (and for the checks that solve a recorded row again).
 """
 
 from __future__ import annotations
@@ -126,25 +125,6 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     return row
 
 
-def solve_chunk(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> list[dict]:
-    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order,
-    one solve at a time: the reference for :func:`solve_chunk_table` (no task runs it).
-
-    ``memory_budget()`` gives the bytes a graph search may store when the job sets no
-    ``max_memory`` (asked before each solve: what is free changes as a worker runs).
-    """
-    ensure_plugins(job.plugins)
-    label = worker_label()
-    rows = []
-    for index, tiles in job.instances:
-        for algorithm, heuristic in job.combos:
-            budget = memory_budget() if job.max_memory is None and algorithm != "idastar" else None
-            row = normalise_row(solve_one(job, index, tiles, algorithm, heuristic, tables_for, budget))
-            row["worker"] = label
-            rows.append(row)
-    return rows
-
-
 def _boards(job: ChunkJob) -> tuple[np.ndarray, np.ndarray]:
     """(instance indices, ``int8[k, N]`` boards) of ``job``."""
     if isinstance(job.instances, InstanceRange):
@@ -172,8 +152,12 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
 
 
 def solve_chunk_table(job: ChunkJob, tables_for=lambda name: (), memory_budget=lambda: None) -> pa.Table:
-    """:func:`solve_chunk`'s rows as an Arrow table, the same rows but for their timing columns
-    (a ``repeat`` job's solved rows timed again, :func:`retime`)."""
+    """Rows of every (instance, algorithm, heuristic) of ``job``, instance-major, in spec order,
+    as an Arrow table (a ``repeat`` job's solved rows timed again, :func:`retime`).
+
+    ``memory_budget()`` gives the bytes a graph search may store when the job sets no
+    ``max_memory`` (what is free changes as a worker runs).
+    """
     table = _solve_chunk_once(job, tables_for, memory_budget)
     if job.repeat == 1:
         return table
@@ -186,8 +170,7 @@ def _solve_chunk_once(job: ChunkJob, tables_for, memory_budget) -> pa.Table:
     Each (algorithm, heuristic) solves the chunk's boards in one :func:`solve_boards` call,
     so no Python runs per solve beyond the kernel call; boards the kernels do not take
     (unsolvable, already the goal) and every board of a batch that raised go through
-    :func:`solve_one` as in :func:`solve_chunk`. ``memory_budget()`` is asked once per
-    (algorithm, heuristic) here, not before each solve.
+    :func:`solve_one`. ``memory_budget()`` is asked once per (algorithm, heuristic).
     """
     ensure_plugins(job.plugins)
     label = worker_label()

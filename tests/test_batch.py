@@ -8,10 +8,11 @@ import pyarrow as pa
 import pytest
 
 import faults
+from chunk_reference import solve_chunk
 from tilesweep.cluster.tables import open_tables
 from tilesweep.jobs.schema import TIMING_COLUMNS, normalise_row, rows_to_table
 from tilesweep.jobs.spec import build_spec
-from tilesweep.jobs.work import chunk_jobs, solve_chunk, solve_chunk_table
+from tilesweep.jobs.work import chunk_jobs, solve_chunk_table
 from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards
 from tilesweep.solver.board import Board, goal_tiles
 from tilesweep.solver.generators import random_walk_instance, uniform_instance

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import faults
+from chunk_reference import solve_chunk
 from tilesweep.jobs.instances import instance_rng, make_instances
 from tilesweep.jobs.spec import SweepSpec, build_spec, combinations
-from tilesweep.jobs.work import chunk_jobs, solve_chunk
+from tilesweep.jobs.work import chunk_jobs
 from tilesweep.solver.board import is_solvable
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 
