@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING
 
 from tilesweep.jobs.plugins import load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
-from tilesweep.jobs.spec import RUN_KEYS, RunOptions, SweepSpec, build_spec, check_cluster, parse_options
+from tilesweep.jobs.spec import (
+    RUN_KEYS,
+    RunOptions,
+    SweepOptions,
+    SweepSpec,
+    build_spec,
+    check_cluster,
+    parse_options,
+)
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.solve import check_algorithm, resolve_goal
@@ -83,15 +91,15 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
         The first bad value, quoted (``InvalidOptionError``, ``UnknownNameError``,
         ``PluginError``, ... all ``ValueError`` too).
     """
-    options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
-                   algorithms=_names(algorithms), heuristics=_names(heuristics),
-                   plugin_files=tuple(map(str, _names(plugins))), out=None if out is None else str(out),
-                   name=name, chunk_size=chunk_size, max_nodes=max_nodes, time_limit=time_limit,
-                   max_memory=max_memory, prune=prune, store=None if store is None else str(store),
-                   scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
-                   jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
-                   parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit,
-                   repeat=repeat)
+    options = SweepOptions(size=size, goal=goal, count=count, seed=seed, instances=instances,
+                           algorithms=_names(algorithms), heuristics=_names(heuristics),
+                           plugin_files=tuple(map(str, _names(plugins))), out=None if out is None else str(out),
+                           name=name, chunk_size=chunk_size, max_nodes=max_nodes, time_limit=time_limit,
+                           max_memory=max_memory, prune=prune, store=None if store is None else str(store),
+                           scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
+                           jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
+                           parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit,
+                           repeat=repeat)
     spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
     return Sweep(spec, where)
 

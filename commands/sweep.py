@@ -126,16 +126,16 @@ def sweep(
 
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
     """  # noqa: E501 (help prints the example as it is written: one line to copy)
-    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.spec import SweepOptions, build_spec
     from tilesweep.jobs.sweep import finish, prepare
 
-    options = dict(size=size, goal=goal, count=count, seed=seed, instances=instances,
-                   algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
-                   name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file, max_nodes=max_nodes,
-                   chunk_size=chunk_size, workers=workers, parallel_above=parallel_above, time_limit=time_limit,
-                   max_memory=max_memory, prune=prune, cpu_time_limit=cpu_time_limit, repeat=repeat,
-                   worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
-                   cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
+    options = SweepOptions(size=size, goal=goal, count=count, seed=seed, instances=instances,
+                           algorithms=tuple(algorithm or ()), heuristics=tuple(heuristic or ()), out=out,
+                           name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file,
+                           max_nodes=max_nodes, chunk_size=chunk_size, workers=workers, parallel_above=parallel_above,
+                           time_limit=time_limit, max_memory=max_memory, prune=prune, cpu_time_limit=cpu_time_limit,
+                           repeat=repeat, worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
+                           cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
 
     def setup():
         from tilesweep.cluster.connect import check_workers, scheduler_address

@@ -16,7 +16,7 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label, goal_tiles
@@ -30,10 +30,6 @@ from .plugins import load_files, used_plugins
 from .sources import InstanceSource, file_instances_info
 
 SPEC_VERSION = 1
-DEFAULTS = dict(size=None, goal=None, instances=InstanceSource("uniform"), count=None, seed=0,
-                algorithms=("idastar",), heuristics=("manhattan",), max_nodes=None,
-                chunk_size=None, name=None, out="sweeps", time_limit=None, max_memory=None,
-                prune="parent", plugin_files=(), cpu_time_limit=None, repeat=1)
 TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": "count",
              "seed": "seed", "algorithm": "algorithms", "algorithms": "algorithms",
              "heuristic": "heuristics", "heuristics": "heuristics", "max-nodes": "max_nodes",
@@ -109,6 +105,63 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
 def parse_options(options: dict) -> dict:
     """``options`` with every value of :data:`OPTION_PARSERS` parsed (None stays None)."""
     return {k: OPTION_PARSERS[k](v) if k in OPTION_PARSERS and v is not None else v for k, v in options.items()}
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """A sweep's options as given on the command line, in a TOML spec or to the Python API,
+    each parsed to its type (:data:`OPTION_PARSERS`); None is "not given". :func:`build_spec`
+    lays the command line's over the file's over :data:`DEFAULTS`."""
+
+    # what decides the rows: the fields of SweepSpec
+    size: int | None = None
+    goal: str | None = None
+    instances: InstanceSource | None = None
+    count: int | None = None
+    seed: int | None = None
+    algorithms: tuple[str, ...] | None = None
+    heuristics: tuple[str, ...] | None = None
+    max_nodes: int | None = None
+    chunk_size: int | str | None = None  # or "auto"
+    name: str | None = None
+    out: str | None = None
+    time_limit: float | None = None
+    max_memory: int | None = None
+    prune: str | None = None
+    plugin_files: tuple[str, ...] | None = None
+    cpu_time_limit: float | None = None
+    repeat: int | None = None
+    # where it runs: the fields of RunOptions (RUN_KEYS)
+    store: str | None = None
+    scheduler: str | None = None
+    workers: int | None = None
+    parallel_above: int | None = None
+    worker_wait: float | None = None
+    cluster: str | None = None
+    jobs: int | None = None
+    max_jobs: int | None = None
+    cluster_options: tuple[str, ...] | None = None
+    scheduler_file: str | None = None
+
+    @classmethod
+    def parse(cls, values: "dict | SweepOptions") -> "SweepOptions":
+        """Options from text or typed ``values``, each parsed; an empty list is not given
+        either (a command line's repeatable option left out)."""
+        if isinstance(values, SweepOptions):
+            values = {f.name: getattr(values, f.name) for f in fields(values)}
+        return cls(**parse_options({k: v for k, v in values.items() if v is not None and v != ()}))
+
+    def over(self, base: "SweepOptions") -> "SweepOptions":
+        """``base`` with the options given here in place of its own."""
+        return replace(base, **{f.name: getattr(self, f.name) for f in fields(self)
+                                if getattr(self, f.name) is not None})
+
+    def run_options(self) -> "RunOptions":
+        return RunOptions(**{key: getattr(self, key) for key in RUN_KEYS})
+
+
+DEFAULTS = SweepOptions(instances=InstanceSource("uniform"), seed=0, algorithms=("idastar",),
+                        heuristics=("manhattan",), out="sweeps", prune="parent", plugin_files=(), repeat=1)
 
 
 TARGET_TASK_SECONDS = 2.0
@@ -284,8 +337,8 @@ def combinations(algorithms, heuristics) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def read_toml(path: str | Path) -> dict:
-    """Read a sweep spec file into option names (``max-nodes`` becomes ``max_nodes``)."""
+def read_toml(path: str | Path) -> SweepOptions:
+    """Read a sweep spec file into options (its ``max-nodes`` is ``max_nodes``)."""
     path = Path(path)
     if not path.is_file():
         raise InvalidOptionError(f"spec file {str(path)!r} does not exist; expected a TOML sweep spec")
@@ -313,7 +366,7 @@ def read_toml(path: str | Path) -> dict:
         if name == "plugin_files":  # relative to the spec too
             value = tuple(str(path.parent / v) for v in ([value] if isinstance(value, str) else value))
         out[name] = value
-    return parse_options(out)
+    return SweepOptions(**parse_options(out))
 
 
 def _names(name: str, value) -> tuple[str, ...]:
@@ -324,9 +377,8 @@ def _names(name: str, value) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-def _size_goal(opts: dict) -> tuple[int, str]:
+def _size_goal(size: int | None, goal, source: InstanceSource) -> tuple[int, str]:
     """Size and goal label; a bundled set (korf100, korf50-24) fixes both and refuses others."""
-    size, goal, source = opts["size"], opts["goal"], opts["instances"]
     if goal is not None and not isinstance(goal, str):
         raise InvalidOptionError(f"goal {goal!r} is not a goal name or tile list")
     bundled = source.bundled
@@ -365,28 +417,27 @@ def auto_chunk_size(size: int, source: InstanceSource, count: int, heuristics, w
     return max(1, min(by_time, by_balance), math.ceil(count / MAX_CHUNKS))
 
 
-def default_name(opts: dict, fingerprint: str) -> str:
-    """``8puzzle-uniform-n1000-s0-<hash>``: readable, unique per spec."""
-    slug = opts["instances"].slug()
-    return f"{opts['size'] ** 2 - 1}puzzle-{slug}-n{opts['count']}-s{opts['seed']}-{fingerprint[:8]}"
+def default_name(rows: dict, fingerprint: str) -> str:
+    """``8puzzle-uniform-n1000-s0-<hash>``: readable, unique per spec (``rows``: its fields)."""
+    slug = rows["instances"].slug()
+    return f"{rows['size'] ** 2 - 1}puzzle-{slug}-n{rows['count']}-s{rows['seed']}-{fingerprint[:8]}"
 
 
-def build_spec(options: dict, toml_path: str | None = None,
+def build_spec(options: SweepOptions | dict, toml_path: str | None = None,
                workers: int = 2) -> tuple[SweepSpec, RunOptions]:
-    """Merge a TOML spec (if any) with CLI ``options`` (CLI wins; None means not given).
+    """Merge a TOML spec (if any) with the command line's ``options`` (these win; None means
+    not given) over :data:`DEFAULTS`.
 
-    Values may be typed or text (a library caller's); both go through :func:`parse_options`.
+    Values may be typed or text (a library caller's dict); both go through :func:`parse_options`.
 
     Raises
     ------
     InvalidOptionError, InvalidBoardError, UnknownNameError
         One line quoting the first bad value.
     """
-    merged = dict(DEFAULTS)
-    if toml_path is not None:
-        merged.update(read_toml(toml_path))
-    merged.update(parse_options({k: v for k, v in options.items() if v is not None and v != ()}))
-    run = RunOptions(*(merged.pop(key, None) for key in RUN_KEYS))
+    base = DEFAULTS if toml_path is None else read_toml(toml_path).over(DEFAULTS)
+    merged = SweepOptions.parse(options).over(base)
+    run = merged.run_options()
     check_cluster(run)
     return _validate(merged, workers if run.workers is None else run.workers), run
 
@@ -410,34 +461,39 @@ def check_cluster(run: RunOptions) -> None:
                                  "start their own scheduler and workers")
 
 
-def _validate(opts: dict, workers: int) -> SweepSpec:
-    source = opts["instances"]
+def _validate(opts: SweepOptions, workers: int) -> SweepSpec:
+    """The spec of ``opts`` (defaults filled in), every value checked; its name and chunk
+    size chosen last, as they depend on the rest."""
+    source, size = opts.instances, opts.size
     digest, available = None, (source.bundled.count if source.bundled else None)
     if source.kind == "file":
-        opts["size"], available, digest = file_instances_info(source.path, opts["size"])
-    opts["size"], opts["goal"] = _size_goal(opts)
-    if opts["count"] is None:
-        opts["count"] = available or 100
-    if available is not None and opts["count"] > available:
-        raise InvalidOptionError(f"count {opts['count']!r} is more than the {available} instances of {str(source)!r}")
-    algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts["algorithms"]))
-    heuristics = _names("heuristic", opts["heuristics"])
-    goal = goal_tiles(opts["goal"], opts["size"])
-    load_files(opts["plugin_files"])
+        size, available, digest = file_instances_info(source.path, size)
+    size, goal = _size_goal(size, opts.goal, source)
+    count = (available or 100) if opts.count is None else opts.count
+    if available is not None and count > available:
+        raise InvalidOptionError(f"count {count!r} is more than the {available} instances of {str(source)!r}")
+    algorithms = tuple(check_algorithm(a) for a in _names("algorithm", opts.algorithms))
+    heuristics = _names("heuristic", opts.heuristics)
+    goal_tuple = goal_tiles(goal, size)
+    load_files(opts.plugin_files)
     for h in heuristics:
-        parse_heuristic(h, opts["size"], goal)
-    used = used_plugins([h for a, h in combinations(algorithms, heuristics)], opts["size"], goal)
-    spec = SweepSpec(opts["size"], opts["goal"], opts["instances"], opts["count"], opts["seed"],
-                     algorithms, heuristics, opts["max_nodes"], 0, "", str(opts["out"]), digest,
-                     time_limit=opts["time_limit"], max_memory=opts["max_memory"],
-                     prune=str(parse_pruning(opts["prune"], opts["size"])), plugins=used,
-                     cpu_time_limit=check_time_limits(opts["time_limit"], opts["cpu_time_limit"])[1],
-                     repeat=opts["repeat"])
-    name = opts["name"] or default_name(opts, spec.fingerprint())
+        parse_heuristic(h, size, goal_tuple)
+    used = used_plugins([h for a, h in combinations(algorithms, heuristics)], size, goal_tuple)
+    rows = dict(size=size, goal=goal, instances=source, count=count, seed=opts.seed, algorithms=algorithms,
+                heuristics=heuristics, max_nodes=opts.max_nodes, out=str(opts.out), instances_sha256=digest,
+                time_limit=opts.time_limit, max_memory=opts.max_memory, prune=str(parse_pruning(opts.prune, size)),
+                plugins=used, cpu_time_limit=check_time_limits(opts.time_limit, opts.cpu_time_limit)[1],
+                repeat=opts.repeat)
+    name = opts.name or default_name(rows, _unchunked(rows).fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")
-    spec = replace(spec, name=name)
-    return _check_chunks(replace(spec, chunk_size=_chunk_size(spec, opts["chunk_size"], workers)))
+    return _check_chunks(SweepSpec(**rows, name=name, chunk_size=_chunk_size(rows, name, opts.chunk_size, workers)))
+
+
+def _unchunked(rows: dict, name: str = "") -> SweepSpec:
+    """The spec of ``rows`` before its chunk size (0) and, unnamed, its name ("") are chosen:
+    what a default name hashes and a stored chunk size is matched on, as they always were."""
+    return SweepSpec(**rows, name=name, chunk_size=0)
 
 
 def _check_chunks(spec: SweepSpec) -> SweepSpec:
@@ -449,10 +505,11 @@ def _check_chunks(spec: SweepSpec) -> SweepSpec:
     return spec
 
 
-def _chunk_size(spec: SweepSpec, given, workers: int) -> int:
+def _chunk_size(rows: dict, name: str, given, workers: int) -> int:
     """The given chunk size; else the one of an existing sweep of this spec; else automatic."""
     if given not in (None, "auto"):
         return given
+    spec = _unchunked(rows, name)
     stored = spec.folder / "sweep.json"
     if stored.is_file():
         try:
