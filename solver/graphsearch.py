@@ -21,7 +21,7 @@ import numpy as np
 
 from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, table_addresses, wd_step
 from .idastar import is_goal, no_plugin
-from .jit import inline_kernel, kernel, plugin_kernel
+from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
 from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
@@ -105,13 +105,6 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     cost, generated, expanded, max_depth, h0 : int64
     """
     return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False)
-
-
-@plugin_kernel
-def _graph_search_plugin(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
-    """:func:`_graph_search` with h = max(``H``, ``plug(tiles, goal)``) (a plugin heuristic,
-    :class:`solver.heuristics.PluginHeuristic`); a negative value stops it (``BAD_HEURISTIC``)."""
-    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
 
 
 @inline_kernel

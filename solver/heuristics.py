@@ -364,6 +364,8 @@ class PluginHeuristic(NamedTuple):
     step : numba dispatcher   the incremental form of a single plugin (None without one):
                               ``step(tiles, goal, h, tile, source, target)``, see
                               :mod:`solver.plugins`
+    plugins : tuple           the plugins ``(name, sha256)``, whose kernels
+                              :func:`solver.plugin_kernels.plugin_kernels` gives
     """
 
     base: KernelHeuristic
@@ -372,6 +374,7 @@ class PluginHeuristic(NamedTuple):
     key: str
     alone: bool
     step: object = None
+    plugins: tuple = ()
 
 
 _KERNEL_HEURISTICS: dict[tuple, KernelHeuristic | PluginHeuristic] = {}
@@ -392,7 +395,7 @@ def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
         if spec.plugins:
             goal_board = np.array(goal, dtype=np.int64)
             H = PluginHeuristic(H, combined_function(spec.plugins), goal_board, kernel_key(spec.plugins),
-                                spec.bases == ("plugin",), incremental_function(spec.plugins))
+                                spec.bases == ("plugin",), incremental_function(spec.plugins), spec.plugins)
         _KERNEL_HEURISTICS[key] = H
     return _KERNEL_HEURISTICS[key]
 

@@ -22,8 +22,8 @@ Kernels here:
   read from its parent's and the board is touched only for children within the bound;
   it is the benchmark's hot loop (:func:`contour_tiles`).
 * :func:`_idastar` for every built-in heuristic, including linear conflicts, walking
-  distance and ``max`` of several (:func:`contour`), and :func:`_idastar_plugin`, the
-  same with a plugin heuristic in the ``max``.
+  distance and ``max`` of several (:func:`contour`); its search, :func:`idastar_search`,
+  also runs with a plugin heuristic in the ``max`` (:mod:`solver.plugin_kernels`).
 
 The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_lines`,
 :mod:`solver.idastar_pdb`, :mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and
@@ -48,7 +48,7 @@ from .hstate import (
     table_addresses,
     wd_step,
 )
-from .jit import inline_kernel, kernel, plugin_kernel
+from .jit import inline_kernel, kernel
 from .limits import deadline_of, limit_hit, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
@@ -513,13 +513,6 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
 def no_plugin(tiles, goal):
     """The plugin argument of a search without one (never called)."""
     return 0
-
-
-@plugin_kernel
-def _idastar_plugin(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
-    """:func:`_idastar` with h = max(``H``, ``plug(tiles, goal)``): a plugin heuristic
-    (:class:`solver.heuristics.PluginHeuristic`)."""
-    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
 
 
 @inline_kernel

@@ -3,11 +3,11 @@
 The search of :func:`solver.idastar._idastar` (successor lists, the goal test at
 generation within the bound, the same node accounting), without the built-in heuristic
 parts it carries per depth: a child's h is one call of the plugin on the board. A plugin
-combined with built-in heuristics in a ``max(...)`` runs in :func:`solver.idastar._idastar_plugin`;
-this kernel is the smaller one, which numba compiles (once per process and plugin) in a
-fraction of that one's time. With the plugin's incremental form (``use_step``) a child's h
-is ``step(tiles, goal, h of the parent, tile, source, target)`` instead, the parents' h kept
-per depth.
+combined with built-in heuristics in a ``max(...)`` runs in :func:`solver.idastar.idastar_search`;
+this search is the smaller one, which numba compiles in a fraction of that one's time (once
+per machine and plugin: :mod:`solver.plugin_kernels` makes the kernels around both). With
+the plugin's incremental form (``use_step``) a child's h is ``step(tiles, goal, h of the
+parent, tile, source, target)`` instead, the parents' h kept per depth.
 """
 
 import numpy as np
@@ -23,7 +23,7 @@ from .idastar import (
     target_of,
     write_path,
 )
-from .jit import inline_kernel, kernel, plugin_kernel
+from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP
 
@@ -105,8 +105,8 @@ def no_step(tiles, goal, h, tile, source, target):
     return 0
 
 
-@plugin_kernel
-def _idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step, use_step):
+@inline_kernel
+def plugin_only_search(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step, use_step):
     """IDA* with h = ``plug(tiles, goal)`` (``use_step``: a child's h from its parent's by
     ``step``, :mod:`solver.plugins`); arguments (``nbr``: int64[N, 4]) and returns as
     :func:`solver.idastar._idastar`."""

@@ -147,16 +147,6 @@ def inline_kernel(func):
     return _stamped(numba.njit(inline="always", **JIT_OPTIONS)(func))
 
 
-def plugin_kernel(func):
-    """Compile a kernel that takes a plugin heuristic's numba function as an argument.
-
-    Not cached: numba compiles it for each function it is given, which is a new object
-    in every process, so a cache entry would never be loaded again, only added to.
-    """
-    options = {**JIT_OPTIONS, "cache": False}
-    return numba.njit(**options)(func)
-
-
 def parallel_kernel(func):
     """Compile ``func`` as a tilesweep numba kernel that may use ``numba.prange``."""
     return _stamped(numba.njit(parallel=True, **JIT_OPTIONS)(func))

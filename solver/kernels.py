@@ -20,15 +20,15 @@ import numpy as np
 from .astar import ASTAR_KERNELS, HMODE_NAMES, astar_hmode, astar_tables
 from .batch_kernels import ASTAR_BOARDS, _idastar_tiles_boards
 from .geometry import neighbours, neighbours64
-from .graphsearch import ASTAR, BFS, DFS, _graph_search, _graph_search_plugin
+from .graphsearch import ASTAR, BFS, DFS, _graph_search
 from .heuristics import PluginHeuristic
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
-from .idastar import _idastar, _idastar_plugin, _idastar_tiles
+from .idastar import _idastar, _idastar_tiles
 from .idastar_lines import _idastar_lines
 from .idastar_pdb import _idastar_pdb, mirrors_early
 from .idastar_pdb_walk import _idastar_pdb_walk
-from .idastar_plugin import _idastar_plugin_only, no_step
 from .idastar_walk import _idastar_walk, walk_steps
+from .plugin_kernels import plugin_kernels
 from .walking import start_patterns
 
 GRAPH_KINDS = {"astar": ASTAR, "bfs": BFS, "dfs": DFS}
@@ -137,16 +137,14 @@ def packed_astar_args(size, goal, H, limits) -> tuple[int, tuple]:
 
 def _plugin_only_call(x: KernelInputs):
     H, (fsm, use_fsm) = x.H, _fsm(x)
-    goal_pos, nbr, step = goal_positions(x.goal), neighbours64(x.size), x.H.step or no_step
-    return H.key, lambda tiles: _idastar_plugin_only(tiles, goal_pos, nbr, x.limits, fsm, use_fsm, H.plug, step,
-                                                     H.step is not None)
+    goal_pos, nbr, kernel = goal_positions(x.goal), neighbours64(x.size), plugin_kernels(H.plugins).idastar_plugin_only
+    return H.key, lambda tiles: kernel(tiles, goal_pos, nbr, x.limits, fsm, use_fsm, H.step is not None)
 
 
 def _plugin_call(x: KernelInputs):
     H, (fsm, use_fsm) = x.H, _fsm(x)
-    goal_pos, nbr = goal_positions(x.goal), neighbours64(x.size)
-    return H.key, lambda tiles: _idastar_plugin(tiles, x.size, goal_pos, nbr, H.base, x.limits, fsm, use_fsm,
-                                                H.plug)
+    goal_pos, nbr, kernel = goal_positions(x.goal), neighbours64(x.size), plugin_kernels(H.plugins).idastar_plugin
+    return H.key, lambda tiles: kernel(tiles, x.size, goal_pos, nbr, H.base, x.limits, fsm, use_fsm)
 
 
 def _tiles_call(x: KernelInputs):
@@ -222,9 +220,8 @@ def _general_call(x: KernelInputs):
 
 def _graph_plugin_call(x: KernelInputs):
     H, kind, (fsm, use_fsm) = x.H, GRAPH_KINDS[x.algorithm], _fsm(x, "strict")
-    goal_pos, nbr = goal_positions(x.goal), neighbours64(x.size)
-    return H.key, lambda tiles: _graph_search_plugin(kind, tiles, x.size, goal_pos, nbr, H.base, x.limits, fsm,
-                                                     use_fsm, H.plug)
+    goal_pos, nbr, kernel = goal_positions(x.goal), neighbours64(x.size), plugin_kernels(H.plugins).graph_search_plugin
+    return H.key, lambda tiles: kernel(kind, tiles, x.size, goal_pos, nbr, H.base, x.limits, fsm, use_fsm)
 
 
 def _serves_packed_astar(x: KernelInputs) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
+import sys
 import types
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,7 +37,7 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from .errors import InvalidOptionError, UnknownNameError
-from .jit import plugin_kernel
+from .jit import inline_kernel
 
 PREFIX = "plugin:"
 NAME_RE = r"[a-z0-9][a-z0-9_.-]*"
@@ -90,6 +91,9 @@ def register(source: str, origin: str) -> tuple[str, ...]:
     if not isinstance(steps, dict) or set(steps) - set(found) or not all(map(callable, steps.values())):
         raise PluginError(f"plugin file {origin!r}: INCREMENTAL is not a dict from names of its "
                           "HEURISTICS to functions step(tiles, goal, h, tile, source, target)")
+    # Importable by name, as numba looks a compiled function's module up when it loads the
+    # function from its cache (the name is the source's hash, the same in every process).
+    sys.modules[module.__name__] = module
     for name, function in found.items():
         _PLUGINS[name] = Plugin(name, sha, source, origin, _compiled(function), _compiled(steps.get(name)))
     return tuple(found)
@@ -254,8 +258,8 @@ def _max_of(a, b):
     return larger
 
 
-@plugin_kernel
-def plugin_values(boards, goal, plug):
+@inline_kernel
+def values_of(boards, goal, plug):
     """``plug`` of each row of ``boards`` (int8[M, N]) for ``goal`` (int64[N]); int64[M]."""
     m, n = boards.shape
     out = np.empty(m, dtype=np.int64)

@@ -12,7 +12,7 @@ from .heuristics import PluginHeuristic
 from .hstate import HS_LEN, h_init, h_many
 from .kernels import GRAPH_KINDS, KernelInputs, pick, positions, warm
 from .limits import finished_late
-from .plugins import plugin_values
+from .plugin_kernels import plugin_kernels
 from .status import SOLVED, outcome
 
 
@@ -29,7 +29,7 @@ def heuristic_of(board, goal, H) -> int:
 def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
     """h of each row of ``boards`` (int8[M, N]): int64[M]."""
     if isinstance(H, PluginHeuristic):
-        return np.maximum(h_many(boards, size, H.base), plugin_values(boards, H.goal, H.plug))
+        return np.maximum(h_many(boards, size, H.base), plugin_kernels(H.plugins).plugin_values(boards, H.goal))
     return h_many(boards, size, H)
 
 

@@ -38,20 +38,12 @@ def test_every_kernel_uses_the_project_jit_options():
         assert options == compiled_options, name
         assert all(EXTRAS[key] == value for key, value in extras.items()), name
         caching = type(dispatcher._cache).__name__ == "FunctionCache"
-        assert caching == (cached and name not in PLUGIN_KERNELS), name
-
-
-#: Kernels that take a plugin's function (solver/jit.py plugin_kernel): compiled per process, not cached
-PLUGIN_KERNELS = {"tilesweep.solver.plugins.plugin_values", "tilesweep.solver.idastar._idastar_plugin",
-                  "tilesweep.solver.idastar_plugin._idastar_plugin_only",
-                  "tilesweep.solver.graphsearch._graph_search_plugin"}
+        assert caching == cached, name
 
 
 def test_every_kernels_cache_stamp_carries_its_dependency_digest():
     from tilesweep.solver.jit import dependency_digest
     for name, dispatcher in package_kernels().items():
-        if name in PLUGIN_KERNELS:
-            continue
         assert dispatcher._cache._cache_file._source_stamp[1] == dependency_digest(dispatcher.py_func), name
 
 

@@ -4,6 +4,7 @@ the checks that refuse a plugin in one line, and the spec's identity of a plugin
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,33 @@ def test_two_plugins_of_one_file_have_kernels_of_their_own():
     keys = {kernel_heuristic(parse_heuristic(name, 3, GOAL), 3, GOAL).key
             for name in ("plugin:manhattan-plugin", "plugin:manhattan-incremental", "plugin:twice-manhattan")}
     assert len(keys) == 3
+
+
+SOLVE_AND_NAME_COMPILES = """
+import sys
+from tilesweep.jobs.plugins import load_files
+from tilesweep.solver import Board, solve
+from tilesweep.solver.jit import watch_compiles
+load_files([sys.argv[1]])
+with watch_compiles() as watch:
+    for heuristic in sys.argv[2:]:
+        print(solve(Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "idastar", heuristic).nodes_generated)
+print(*watch.compiled)
+"""
+
+
+def test_a_second_process_loads_a_plugins_kernels_from_numbas_cache():
+    """The kernels of a plugin are compiled once per machine: a process after the first
+    compiles only the plugin's own functions (numba cannot cache those), no search kernel."""
+    plugin_functions = {"manhattan", "manhattan_step", "cell_distances"}
+    heuristics = ["plugin:manhattan-plugin", "plugin:manhattan-incremental"]
+    runs = [subprocess.run([sys.executable, "-c", SOLVE_AND_NAME_COMPILES, str(EXAMPLE), *heuristics],
+                           capture_output=True, text=True, timeout=600, check=True).stdout.splitlines()
+            for _ in range(2)]
+    builtin = solve(Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "idastar", "manhattan").nodes_generated
+    assert [run[:2] for run in runs] == [[str(builtin)] * 2] * 2
+    second_compiled = runs[1][2].split() if len(runs[1]) > 2 else []
+    assert set(second_compiled) <= plugin_functions, second_compiled
 
 
 @pytest.mark.slow  # compiles a plugin's kernel (5-18 s at load 8)
