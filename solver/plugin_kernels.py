@@ -78,9 +78,14 @@ def _written(text: str) -> Path:
     path = _folder() / f"plugin_{hashlib.sha256(text.encode()).hexdigest()[:20]}.py"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_suffix(f".{os.getpid()}.tmp")
+        part = path.with_suffix(f".{os.getpid()}.part")
         part.write_text(text)
-        os.replace(part, path)  # whole or absent, for a process reading it meanwhile
+        try:
+            os.link(part, path)  # whole or absent for a reader, and never replaces another's
+        except FileExistsError:
+            pass
+        finally:
+            part.unlink()
     return path
 
 
