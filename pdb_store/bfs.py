@@ -19,8 +19,10 @@ layer never copies or clears a mask array, and every change is an OR
 safe). Each label covers whole blank regions (maximal connected sets of free cells),
 because every discovery floods its region at cost 0. A placement's table value is the
 depth at which its first blank region is discovered. Work is organised by rank prefix
-(tiles ``0..k-2``), unranked once for the ``N - k + 1`` placements that differ only in
-the last tile; their moves are listed and their targets prefetched before any target
+(tiles ``0..k-2``), set out once for the ``N - k + 1`` placements that differ only in
+the last tile; a work item counts its prefixes up digit by digit, so the next prefix
+moves only the tiles whose digits changed (mostly the last one) instead of unranking
+again. A prefix's moves are listed and their targets prefetched before any target
 is read, and a move's new rank is updated incrementally
 (:func:`solver.ranking.moved_rank`). A flag per :data:`CHUNK` prefixes says where the
 last layer discovered states, so a layer skips the rest of the table.
@@ -172,24 +174,90 @@ def _frontier(mark, width, depth):
 
 
 @kernel
-def _expand_prefix(prefix, marks, table, depth, geometry, weights, neighbours, cells, tile_at,
-                   free_cells, moves, coming):
-    """Expand the frontier states whose tiles ``0..k-2`` form placement ``prefix``.
+def _prefix_digits(prefix, n_cells, digits):
+    """Write the digits of rank prefix ``prefix`` into ``digits`` (digit i in radix N - i)."""
+    for i in range(digits.shape[0] - 1, -1, -1):
+        radix = n_cells - i
+        digits[i] = prefix % radix
+        prefix //= radix
 
-    Their ranks are ``prefix * R + j`` for the last tile's digit ``j < R = N - k + 1``,
-    so the prefix is unranked once for all of them, and all their moves are listed (in
-    ``moves``, room for ``4 * (N - k)`` a placement) before any target is read: the reads'
-    cache misses overlap.
+
+@kernel
+def _step(digits, steps, n_cells):
+    """Add ``steps`` to the rank prefix whose ``digits`` these are; return the most
+    significant digit that changed (most steps change only the last one)."""
+    i = digits.shape[0] - 1
+    if i < 0:
+        return 0  # a one-tile table has one, empty, prefix
+    while i > 0:
+        total = digits[i] + steps
+        radix = n_cells - i
+        if total < radix:
+            digits[i] = total
+            return i
+        digits[i] = total % radix
+        steps = total // radix
+        i -= 1
+    digits[0] += steps  # past the last prefix only when a block ends there
+    return 0
+
+
+@kernel
+def _select_free(taken, d):
+    """The ``d``-th (from 0) cell not in the bit mask ``taken``."""
+    rest = ~taken
+    for _ in range(d):
+        rest &= rest - 1
+    return np.int64(trailing_zeros(rest))
+
+
+@kernel
+def _replace_tiles(first, digits, n_cells, cells, tile_at, free_cells):
+    """Put tiles ``first..k-2`` on the cells their ``digits`` give, the tiles before
+    ``first`` staying where ``cells`` has them; list the cells left free in ``free_cells``
+    and return the occupied cells' bit mask (see :func:`place_prefix`).
+
+    Moving on to the next prefix mostly changes the last digit only, so one tile moves
+    instead of the whole prefix being unranked again."""
+    taken = np.int64(0)
+    for i in range(first):
+        taken |= np.int64(1) << cells[i]
+    for i in range(first, digits.shape[0]):
+        tile_at[cells[i]] = -1
+    for i in range(first, digits.shape[0]):
+        cells[i] = _select_free(taken, digits[i])
+        tile_at[cells[i]] = i
+        taken |= np.int64(1) << cells[i]
+    rest = ((np.int64(1) << n_cells) - 1) & ~taken
+    j = 0
+    while rest != 0:
+        free_cells[j] = trailing_zeros(rest)
+        rest &= rest - 1
+        j += 1
+    return taken
+
+
+@kernel
+def _has_frontier(marks, base, radix, width, depth):
+    """Whether any of the placements ``base .. base + radix - 1`` has frontier states."""
+    for j in range(radix):
+        if _frontier(np.int64(marks[base + j]), width, depth) != 0:
+            return True
+    return False
+
+
+@kernel
+def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, neighbours, tile_at,
+                   free_cells, moves, coming):
+    """Expand the frontier states of the placements ``base + j`` (``j < R = N - k + 1``)
+    whose tiles ``0..k-2`` are set out on ``occupied`` (:func:`_replace_tiles`).
+
+    Their last tile is on ``free_cells[j]``. All their moves are listed (in ``moves``, room
+    for ``4 * (N - k)`` a placement) before any target is read: the reads' cache misses
+    overlap.
     """
     k, n_cells = geometry[0], geometry[1]
     radix, width = n_cells - k + 1, n_cells - k
-    base = prefix * radix
-    for j in range(radix):
-        if _frontier(np.int64(marks[base + j]), width, depth) != 0:
-            break
-    else:
-        return 0, 0
-    occupied = place_prefix(prefix, k, n_cells, cells, tile_at, free_cells)
     everything = (np.int64(1) << n_cells) - 1
     retire = width * (1 - (depth & 1))  # the other plane: both set means expanded
     n = 0
@@ -211,21 +279,38 @@ def _expand_prefix(prefix, marks, table, depth, geometry, weights, neighbours, c
 @kernel
 def _expand_block(block, marks, table, depth, geometry, weights, neighbours, active, coming):
     """Expand the frontier states of rank prefixes ``block * _BLOCK`` up to the next block,
-    skipping the chunks ``active`` does not flag."""
+    skipping the chunks ``active`` does not flag.
+
+    The prefixes are visited in rank order and their digits counted up, so a prefix's tiles
+    are set out by moving those whose digits changed (:func:`_replace_tiles`)."""
     k, n_cells = geometry[0], geometry[1]
-    prefixes = marks.shape[0] // (n_cells - k + 1)
-    cells = np.empty(k, dtype=np.int64)
-    tile_at = np.empty(n_cells, dtype=np.int64)
+    radix, width = n_cells - k + 1, n_cells - k
+    prefixes = marks.shape[0] // radix
+    digits = np.empty(k - 1, dtype=np.int64)
+    cells = np.zeros(k, dtype=np.int64)
+    tile_at = np.full(n_cells, -1, dtype=np.int64)
     free_cells = np.empty(n_cells, dtype=np.int64)
-    moves = np.empty(((n_cells - k + 1) * 4 * (n_cells - k), 3), dtype=np.int64)
+    moves = np.empty((radix * 4 * width, 3), dtype=np.int64)
+    prefix, end = block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)
+    _prefix_digits(prefix, n_cells, digits)
+    occupied = _replace_tiles(0, digits, n_cells, cells, tile_at, free_cells)
+    stale = k - 1  # digits from ``stale`` on are not set out yet
     found, filled = 0, 0
-    for prefix in range(block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)):
+    while prefix < end:
+        steps = 1
         if active[prefix // CHUNK] == 0:
-            continue
-        states, placements = _expand_prefix(prefix, marks, table, depth, geometry, weights,
-                                            neighbours, cells, tile_at, free_cells, moves, coming)
-        found += states
-        filled += placements
+            steps = min(end, (prefix // CHUNK + 1) * CHUNK) - prefix
+        elif _has_frontier(marks, prefix * radix, radix, width, depth):
+            if stale < k - 1:
+                occupied = _replace_tiles(stale, digits, n_cells, cells, tile_at, free_cells)
+                stale = k - 1
+            states, placements = _expand_prefix(prefix * radix, occupied, marks, table, depth,
+                                                geometry, weights, neighbours, tile_at,
+                                                free_cells, moves, coming)
+            found += states
+            filled += placements
+        stale = min(stale, _step(digits, steps, n_cells))
+        prefix += steps
     return found, filled
 
 
@@ -287,3 +372,4 @@ def _expand_layer_serial(marks, table, depth, geometry, weights, neighbours, act
         found += states
         filled += placements
     return found, filled
+

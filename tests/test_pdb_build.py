@@ -5,7 +5,7 @@ import pytest
 
 from naive_pdb import naive_table, true_distances
 from tilesweep.pdb_store import build_table
-from tilesweep.pdb_store.bfs import UNREACHED
+from tilesweep.pdb_store.bfs import UNREACHED, _prefix_digits, _replace_tiles, _step, place_prefix
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import InvalidBoardError
 from tilesweep.solver.heuristics import PARTITIONS, partition_groups
@@ -17,6 +17,29 @@ CASES_3X3 = [(goal, partition, group)
              for partition in PARTITIONS[3]
              for group in partition_groups(partition, 3, goal_tiles(goal, 3))]
 GROUPS_4X4 = [(1,), (15,), (1, 2), (5, 6), (1, 2, 3), (4, 8, 12), (5, 10, 15), (3, 6, 9), (11, 14, 15)]
+
+
+@pytest.mark.parametrize("k,n_cells,start,steps", [(8, 16, 0, 1), (8, 16, 57_000, 64), (7, 16, 123_456, 7),
+                                                   (6, 25, 6_374_000, 1), (2, 9, 0, 1), (1, 9, 0, 1)])
+def test_prefixes_counted_up_are_set_out_as_unranked(k, n_cells, start, steps):
+    """A work item steps through its prefixes moving only the tiles whose digits changed;
+    every prefix it sets out so must equal the prefix unranked from scratch."""
+    digits = np.empty(k - 1, dtype=np.int64)
+    cells, tile_at = np.zeros(k, dtype=np.int64), np.full(n_cells, -1, dtype=np.int64)
+    free_cells = np.empty(n_cells, dtype=np.int64)
+    expected = (np.empty(k, dtype=np.int64), np.empty(n_cells, dtype=np.int64), np.empty(n_cells, dtype=np.int64))
+    prefixes = placement_count(n_cells, k - 1)
+    _prefix_digits(start, n_cells, digits)
+    stale, checked = 0, 0
+    for prefix in range(start, min(prefixes, start + 3000 * steps), steps):
+        occupied = _replace_tiles(stale, digits, n_cells, cells, tile_at, free_cells)
+        assert occupied == place_prefix(prefix, k, n_cells, *expected), prefix
+        assert list(cells[:k - 1]) == list(expected[0][:k - 1]), prefix
+        assert list(tile_at) == list(expected[1]) and list(free_cells[:n_cells - k + 1]) == \
+            list(expected[2][:n_cells - k + 1]), prefix
+        stale = _step(digits, steps, n_cells)
+        checked += 1
+    assert checked == min(3000, -(-(prefixes - start) // steps))
 
 
 @pytest.mark.parametrize("goal,partition,group", CASES_3X3)
