@@ -36,7 +36,7 @@ TINY = ["--count", "3", "--workers", "1"]
 SKIPS = [  # (pattern in the command, why it cannot run here)
     (r"--scheduler \S+://", "needs a Dask scheduler running at that address (the cluster tests start their own)"),
     (r"^tilesweep ui\b", "starts a server that runs until stopped (tests/test_webui_http.py drives it)"),
-    (r"7-8", "builds or reads the 7-8 pattern database: about 5 minutes and 3.6 GB"),
+    (r"7-8", "builds or reads the 7-8 pattern database: about 6 CPU minutes and 1.8 GB"),
     (r"6-6-6-6|korf50-24", "builds or reads the 24-puzzle's 6-6-6-6 pattern databases (minutes, 1.7 GB), "
      "or solves Korf & Felner's 24-puzzles (hours each)"),
     (r"Korf #88", "solves Korf #88: 6.3 billion nodes, about a minute on an idle core"),
