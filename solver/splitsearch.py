@@ -223,5 +223,7 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
 
 def local_runner(split_depth: int, workers: int = 1, complete_last_iteration: bool = False):
     """:func:`split_runner` searching the chunks in this process (as ``workers`` would be cut)."""
-    return split_runner(lambda size, goal, _, H, automaton: local_chunks(subtrees_call(size, goal, H, automaton)),
+    # warmed: the kernel compiles outside the chunks' CPU time, as on the Dask workers
+    return split_runner(lambda size, goal, _, H, automaton: local_chunks(
+                            warmed(subtrees_call(size, goal, H, automaton), size, goal)),
                         workers, split_depth, complete_last_iteration)

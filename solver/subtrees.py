@@ -23,7 +23,7 @@ from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
 from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas, tiles_next_bound
 from .jit import kernel
-from .kernels import NO_FSM, goal_positions, serves_tiles_kernel
+from .kernels import NO_FSM, goal_positions, near_goal, serves_tiles_kernel
 from .limits import deadline_of, make_limits, next_check
 from .search import _moves_text
 from .status import RUNNING, SOLVED
@@ -207,10 +207,7 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
 def warmed(search, size: int, goal: tuple[int, ...]):
     """``search`` (of :func:`subtrees_call`) once run, so its kernel is compiled (or loaded
     from numba's cache): on one root, the goal one move away."""
-    board = np.array(goal, dtype=np.int8)
-    blank = int(np.flatnonzero(board == 0)[0])
-    other = blank - size if blank >= size else blank + size
-    board[blank], board[other] = board[other], 0
+    board = near_goal(goal, size)
     chunk = Chunk(np.zeros(1, np.int64), board[None, :], np.ones(1, np.int64), np.full(1, -1, np.int64),
                   np.zeros(1, np.int64))
     search(chunk, 64, True, make_limits(1000))
