@@ -9,6 +9,9 @@ headless Chromium; ``slurm``: batch jobs of a real Slurm), which count as slow t
 A check over every board or entry that CI covers by a seeded sample keeps its exhaustive
 variant under the marker ``exhaustive``: skipped unless ``--exhaustive`` is given.
 
+A check parametrized over the goal (``goal_name``) runs on ``blank-first`` in the fast tier and
+on ``blank-last`` in the slow one: a developer's minute checks every kernel on one goal, CI on both.
+
 A run without ``-n`` runs on two pytest-xdist workers where two cores are usable, tests spread
 by group (the plugin ``tests/distribute.py``).
 """
@@ -51,14 +54,20 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """A test of a slow tier is slow too, so ``-m "not slow"`` is the fast tier; an exhaustive
-    variant is slow, and skipped without ``--exhaustive``."""
+    """A test of a slow tier is slow too, so ``-m "not slow"`` is the fast tier; so are an
+    exhaustive variant (skipped without ``--exhaustive``) and a check's second goal."""
     opted_in = config.getoption("--exhaustive")
     for item in items:
-        if any(item.get_closest_marker(name) for name in (*SLOW_TIERS, "exhaustive")):
+        if any(item.get_closest_marker(name) for name in (*SLOW_TIERS, "exhaustive")) or second_goal(item):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("exhaustive") and not opted_in:
             item.add_marker(pytest.mark.skip(reason="exhaustive variant of a sampled check: run with --exhaustive"))
+
+
+def second_goal(item) -> bool:
+    """Whether ``item`` is the ``blank-last`` case of a check parametrized over the goal."""
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("goal_name") == "blank-last"
 
 
 ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", Path(__file__).parents[1] / "test-artifacts"))

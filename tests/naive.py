@@ -80,6 +80,11 @@ def bfs_distances(goal: tuple[int, ...]) -> dict[tuple[int, ...], int]:
 
 def goal_cells(goal) -> dict[int, tuple[int, int]]:
     """(row, column) of each tile in ``goal``."""
+    return _goal_cells(tuple(goal))
+
+
+@lru_cache(maxsize=16)  # the same few goals, asked at every node of a naive search
+def _goal_cells(goal: tuple[int, ...]) -> dict[int, tuple[int, int]]:
     size = side(goal)
     return {t: divmod(i, size) for i, t in enumerate(goal)}
 
@@ -184,6 +189,17 @@ def parent_pruning(path: str, move: str) -> bool:
     return bool(path) and move == {"U": "D", "D": "U", "L": "R", "R": "L"}[path[-1]]
 
 
+def _remembered(h):
+    """``h`` computed once per board (it is a pure function of the board and the goal)."""
+    values = {}
+
+    def remembered(tiles, goal):
+        if tiles not in values:
+            values[tiles] = h(tiles, goal)
+        return values[tiles]
+    return remembered
+
+
 def idastar(start, goal, h=manhattan, pruned=parent_pruning) -> dict:
     """IDA* (Korf 1985) with the accounting of DESIGN.md, as a plain recursion.
 
@@ -193,6 +209,7 @@ def idastar(start, goal, h=manhattan, pruned=parent_pruning) -> dict:
     moves, generated, expanded and iterations [(bound, generated)].
     """
     start, goal = tuple(start), tuple(goal)
+    h = _remembered(h)  # IDA* meets the same boards again in every iteration
     stats = {"generated": 1, "expanded": 0}
     bound = h(start, goal)
     iterations = []

@@ -139,6 +139,7 @@ def test_packed_astar_batch_equals_per_board_solves(tmp_path, heuristic):
     assert statuses == {"solved", "budget_exceeded"}
 
 
+@pytest.mark.slow  # seconds of 15-puzzle A*; the 8-puzzle cases above keep the packed batch in the fast tier
 def test_packed_astar_batch_on_15_puzzles_under_memory_and_node_limits():
     goal, boards = packed_boards(4, 40, walk=50)
     spec = parse_heuristic("manhattan", 4, goal)

@@ -71,6 +71,7 @@ def run(folder: Path, *args: str) -> dict[str, set[str]]:
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one usable core: runs stay in one process")
 @pytest.mark.skipif(pytest.version_tuple[:2] >= (9, 2), reason="pytest 9.2 makes pytest-xdist drop the groups "
                     "(pytest-xdist issue 1386); the test extra asks for pytest<9.2: pip install -e '.[test]'")
+@pytest.mark.slow  # runs a pytest session of its own
 def test_a_run_without_n_uses_two_workers_and_keeps_each_group_on_one(tmp_path):
     workers = run(tmp_path)
     assert len(workers["shared"]) == 1 and len(workers["docker"]) == 1, workers

@@ -269,6 +269,7 @@ def _builder(tmp_path, root, mode, size=3, group=GROUP):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
+@pytest.mark.slow  # builds in several processes
 def test_concurrent_builders_build_once(tmp_path):
     root = tmp_path / "store"
     first = _builder(tmp_path, root, "counted")
@@ -283,6 +284,7 @@ def test_concurrent_builders_build_once(tmp_path):
     assert not list(root.glob(".*tmp-*"))
 
 
+@pytest.mark.slow  # builds in a process and kills it
 def test_killed_build_while_writing_leaves_nothing_final(tmp_path):
     root = tmp_path / "store"
     proc = _builder(tmp_path, root, "stall")

@@ -67,6 +67,7 @@ print(*watch.compiled)
 """
 
 
+@pytest.mark.slow  # starts a second Python
 def test_a_second_process_loads_a_plugins_kernels_from_numbas_cache():
     """The kernels of a plugin are compiled once per machine: a process after the first
     compiles only the plugin's own functions (numba cannot cache those), no search kernel."""
@@ -185,6 +186,7 @@ def korf_taylor_values(boards, size: int, goal) -> dict:
             for name in ("manhattan", "plugin:line-conflicts", "plugin:korf-taylor")}
 
 
+@pytest.mark.slow  # h of Korf's 100 by a Python plugin
 def test_the_korf_taylor_example_is_below_korf100s_optimal_lengths_and_above_line_conflicts():
     import numpy as np
 

@@ -3,16 +3,16 @@ summaries and one-line errors; and every example of docs/python-api.md runs as w
 
 import os
 import shutil
-import subprocess
 
 import dask
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
 import tilesweep
-from program import CLI
 from sweeps_local import local_sweep
 from test_docs_commands import ROOT, fenced_blocks
+from tilesweep.cli import app
 from tilesweep.cluster.jobqueue import cluster_class
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.schema import TIMING_COLUMNS
@@ -26,9 +26,10 @@ SPEC = dict(size=3, count=12, seed=5, heuristics=("manhattan", "plugin:manhattan
 
 
 def cli_error(*args) -> str:
-    """The one line ``tilesweep ARGS`` prints on stderr, without its ``error:``, after exit 2."""
-    done = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
+    """The one line ``tilesweep ARGS`` prints on stderr, without its ``error:``, after exit 2
+    (run in this process: tests/test_solve_cli.py checks the started program's errors)."""
+    done = CliRunner().invoke(app, list(map(str, args)))
+    assert done.exit_code == 2, done.stderr
     return done.stderr.strip().removeprefix("error: ")
 
 

@@ -210,6 +210,7 @@ def test_every_way_to_start_the_program(program, tmp_path):
     assert json.loads(p.stdout)["cost"] == 31
 
 
+@pytest.mark.slow  # starts Python under a profiler
 def test_the_quick_exit_keeps_the_output_and_code_and_lets_a_profiler_write(tmp_path):
     # The command line leaves without the interpreter's teardown (cli.leave): what it printed
     # is still there and its exit code is kept, and under a profiler it exits normally, so

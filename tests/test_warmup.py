@@ -94,6 +94,7 @@ def test_the_compile_lock_lives_where_numba_caches_the_kernels(tmp_path):
     assert Path(folder).parent == tmp_path and Path(folder).name.startswith("solver_")
 
 
+@pytest.mark.slow  # waits out a patience on purpose
 def test_a_second_holder_waits_and_says_so_only_past_its_patience(tmp_path):
     lock = tmp_path / "compile.lock"
     said, order = [], []

@@ -319,6 +319,7 @@ def test_a_request_without_host_is_refused(server):
     assert body.startswith("error: no Host header; expected 127.0.0.1")
 
 
+@pytest.mark.slow  # starts several servers
 def test_allowed_hosts_and_any_address(tmp_path):
     """--allowed-host adds a name; a server on every interface answers any IP address (a
     rebinding page names its own host, never an address) and its machine's name, no other."""
@@ -637,6 +638,7 @@ PLUGIN = ROOT / "examples" / "heuristics" / "manhattan.py"
 HARDEST = "8 6 7 2 5 4 3 0 1"  # the 8-puzzle farthest from blank-last: 31 moves
 
 
+@pytest.mark.slow  # starts a server that compiles plugin kernels
 def test_the_servers_plugins_are_offered_and_solve_alone_and_in_a_max(tmp_path):
     from tilesweep.solver.plugins import source_sha256
     sha = source_sha256(PLUGIN.read_text())
