@@ -16,18 +16,24 @@ A run without ``-n`` runs on two pytest-xdist workers where two cores are usable
 by group (the plugin ``tests/distribute.py``).
 """
 
+import functools
 import os
 import signal
 import time
 from pathlib import Path
 
 import pytest
+import typer.testing
 
 from dockerized import TIMINGS as DOCKER_TIMINGS
 from tilesweep.jobs.published import published_figures
 from tilesweep.jobs.sources import KORF100
 
 pytest_plugins = ["distribute"]
+
+# typer's CliRunner builds the click command from the app's signatures on every invoke (34 ms,
+# some 15 s of the fast tier): once per app is enough, as no test changes the app's commands.
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 SLOW_TIERS = {
     "cluster": "starts real Dask schedulers and workers",

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,7 +63,13 @@ def naive_pdb(size: int, goal, group) -> dict[tuple[int, ...], int]:
 
 
 def naive_table(size: int, goal, group) -> np.ndarray:
-    """:func:`naive_pdb` as a ``uint8`` array indexed by :func:`naive_rank`; 255 unreached."""
+    """:func:`naive_pdb` as a ``uint8`` array indexed by :func:`naive_rank`; 255 unreached.
+    Made once per test process for each table (read-only): several tests check the same one."""
+    return _naive_table(size, tuple(goal), tuple(group))
+
+
+@lru_cache(maxsize=None)
+def _naive_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np.ndarray:
     n = size * size
     count = 1
     for i in range(len(group)):
@@ -70,6 +77,7 @@ def naive_table(size: int, goal, group) -> np.ndarray:
     table = np.full(count, 255, dtype=np.uint8)
     for cells, d in naive_pdb(size, goal, group).items():
         table[naive_rank(cells, n)] = d
+    table.flags.writeable = False
     return table
 
 

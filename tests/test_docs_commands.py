@@ -13,7 +13,8 @@ pattern-database store of their own (``$TILESWEEP_STORE``), where:
   ``--count 3 --workers 1`` is appended, and the last value of an option wins; a
   ``solve --parallel`` starts one too (tier ``cluster``).
 
-What cannot run here is skipped with its reason (:data:`SKIPS`).
+What cannot run here is skipped with its reason (:data:`SKIPS`); a command that takes seconds
+runs in the slow tier (:data:`SLOW`).
 """
 
 import os
@@ -46,6 +47,9 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
     (r"--cluster (slurm|pbs|sge)\b", "submits batch jobs to a Slurm cluster (tier slurm: tests/test_slurm.py)"),
     (r"\bsbatch-script >", "writes the one-allocation script for sbatch (tier slurm: tests/test_slurm.py submits it)"),
     (r"\[--|\bSWEEP\b|\bOLD NEW\b", "a synopsis of the options, not a command"),
+]
+SLOW = [  # (pattern in the command, why it runs in the slow tier only)
+    (r"^tilesweep report \S+ \S+ --compare", "draws a before/after report: seconds of plotting"),
 ]
 SWEEP_NAMES = ("NAME", "main", "before", "after", "demo", "korf100")  # as the docs name them
 PLACEHOLDERS = {"results/sweeps/demo": "sweeps/demo"}
@@ -107,6 +111,8 @@ def cases():
     for where, command in doc_commands():
         skip = next((why for pattern, why in SKIPS if re.search(pattern, command)), None)
         marks = [pytest.mark.skip(reason=skip)] if skip else []
+        if any(re.search(pattern, command) for pattern, _ in SLOW):
+            marks.append(pytest.mark.slow)
         if re.match(r"(tilesweep|python cli\.py) sweep\b", command) or "--parallel" in command:
             marks.append(pytest.mark.cluster)
         yield pytest.param(command, id=where, marks=marks)

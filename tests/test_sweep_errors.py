@@ -49,6 +49,7 @@ def http_port():
     server.shutdown()
 
 
+@pytest.mark.slow  # waits out a refused and a wrong-protocol connection
 def test_scheduler_addresses(tmp_path, http_port):
     sweep = ["sweep", "--size", 3, "--count", 2, "--out", tmp_path]
     code, err = cli(*sweep, "--scheduler", "nonsense")
