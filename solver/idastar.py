@@ -49,7 +49,7 @@ from .hstate import (
     wd_step,
 )
 from .jit import inline_kernel, kernel
-from .limits import deadline_of, limit_hit, next_check
+from .limits import deadline_of, limit_hit, limits_checked, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 
 LIST_END = np.uint64(255)
@@ -182,10 +182,9 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             if nq < 0:
                 continue  # completes a forbidden move string: not generated
         if generated >= check_at:
-            hit = limit_hit(generated, limits, deadline)
+            hit, check_at = limits_checked(generated, limits, deadline)
             if hit != RUNNING:
                 return hit, generated, expanded, min_excess, 0, check_at
-            check_at = next_check(generated, limits)
         generated += 1
         tgt = target_of(code)
         t = tiles[tgt]
