@@ -120,7 +120,7 @@ def _goal_label(tiles: tuple[int, ...]) -> str:
 
 def permutation_parity(tiles, goal) -> int:
     """Parity (0 even, 1 odd) of the permutation taking ``goal`` to ``tiles``."""
-    where = {t: i for i, t in enumerate(goal)}
+    where = _cell_of(tuple(goal))
     perm = [where[t] for t in tiles]
     seen = [False] * len(perm)
     cycles = 0
@@ -132,6 +132,11 @@ def permutation_parity(tiles, goal) -> int:
                 seen[i] = True
                 i = perm[i]
     return (len(perm) - cycles) % 2
+
+
+@lru_cache(maxsize=64)  # one goal for thousands of boards
+def _cell_of(goal: tuple[int, ...]) -> dict[int, int]:
+    return {t: i for i, t in enumerate(goal)}
 
 
 def is_solvable(tiles, goal, size: int) -> bool:

@@ -49,7 +49,12 @@ class Pruning:
 
 def parse_pruning(text: str, size: int) -> Pruning:
     """``parent``, ``fsm`` (the size's default depth) or ``fsm:DEPTH``."""
-    kind, _, depth = str(text).partition(":")
+    return _parse_pruning(str(text), size)
+
+
+@lru_cache(maxsize=64)  # every solve() parses its --prune
+def _parse_pruning(text: str, size: int) -> Pruning:
+    kind, _, depth = text.partition(":")
     if kind == "parent" and not depth:
         return Pruning("parent")
     if kind == "fsm" and (not depth or depth.isdigit() and 2 <= int(depth) <= MAX_DEPTH):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -151,6 +152,11 @@ def _explicit_groups(text: str, size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(groups)
 
 
+@lru_cache(maxsize=None)  # one per built-in name: every solve() parses its heuristic
+def _base_spec(name: str) -> HeuristicSpec:
+    return HeuristicSpec(name, name)
+
+
 def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
     """Parse a heuristic name (``manhattan``, ``pdb:7-8+reflect``, ``pdb:1,2/3,4``,
     ``max(pdb:6-6-3+reflect,walking-distance)``)."""
@@ -160,7 +166,7 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
         raise UnknownNameError(f"heuristic {name!r} is built for sizes "
                                f"{', '.join(map(str, WD_SIZES))} only, not {size}")
     if name in BASE_HEURISTICS:
-        return HeuristicSpec(name, name)
+        return _base_spec(name)
     if name.startswith(PLUGIN_PREFIX):
         found = checked_plugin(name[len(PLUGIN_PREFIX):], goal)
         return HeuristicSpec(name, "plugin", plugins=((found.name, found.sha256),))
@@ -390,14 +396,15 @@ def kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],
     """
     key = (spec, size, tuple(goal), tuple((t.__array_interface__["data"][0], t.shape, t.dtype.str)
                                           for t in map(np.asarray, tables)))
-    if key not in _KERNEL_HEURISTICS:
+    H = _KERNEL_HEURISTICS.get(key)
+    if H is None:
         H = _build_kernel_heuristic(spec, size, tuple(goal), tuple(tables))
         if spec.plugins:
             goal_board = np.array(goal, dtype=np.int64)
             H = PluginHeuristic(H, combined_function(spec.plugins), goal_board, kernel_key(spec.plugins),
                                 spec.bases == ("plugin",), incremental_function(spec.plugins), spec.plugins)
         _KERNEL_HEURISTICS[key] = H
-    return _KERNEL_HEURISTICS[key]
+    return H
 
 
 def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...],

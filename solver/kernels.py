@@ -130,9 +130,18 @@ def packed_astar_serves(kind, size, automaton) -> bool:
 def packed_astar_args(size, goal, H, limits) -> tuple[int, tuple]:
     """How the packed A* finds h for ``H`` (:func:`solver.astar.astar_hmode`, which picks
     its kernel and batch kernel) and the arguments after the board(s) of both."""
-    goal_key, nbr8 = packed_goal(goal), neighbours(size)
-    lists, delta, hcols = astar_tables(nbr8, H.tile_cost, H.scale, hmode := astar_hmode(H))
-    return hmode, (size, goal_key, nbr8, H, lists, delta, hcols, limits)
+    hmode = astar_hmode(H)
+    key = (size, tuple(goal), hmode, int(H.scale), H.tile_cost.tobytes())
+    if key not in _PACKED_TABLES:
+        _PACKED_TABLES[key] = (packed_goal(goal), *astar_tables(neighbours(size), H.tile_cost, H.scale, hmode))
+    goal_key, lists, delta, hcols = _PACKED_TABLES[key]
+    return hmode, (size, goal_key, neighbours(size), H, lists, delta, hcols, limits)
+
+
+# The packed A*'s goal key and tables (which its kernels only read), built once per width,
+# goal, way of finding h and tile costs (as few as the heuristics kernel_heuristic keeps):
+# rebuilding them took ~4 us of a one-move solve()'s ~37.
+_PACKED_TABLES: dict[tuple, tuple] = {}
 
 
 def _plugin_only_call(x: KernelInputs):
@@ -276,7 +285,10 @@ KERNELS = (
 
 def kernel_for(inputs: KernelInputs) -> Kernel:
     """The row of :data:`KERNELS` that runs ``inputs``."""
-    return next(k for k in KERNELS if inputs.algorithm in k.algorithms and k.serves(inputs))
+    return next(k for k in _ROWS_OF.get(inputs.algorithm, ()) if k.serves(inputs))
+
+
+_ROWS_OF = {a: tuple(k for k in KERNELS if a in k.algorithms) for a in (*IDASTAR, *GRAPH)}  # KERNELS' order
 
 
 def pick(inputs: KernelInputs) -> tuple[str, Callable]:

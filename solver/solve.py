@@ -217,13 +217,13 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
         result.h0 = search.heuristic_of(board, x.goal, x.H)
         return result
     if not spec.plugins:
-        return search.run(algorithm, board, x.goal, x.H, x.limits, result, x.automaton, split)
+        return search.run_inputs(x, board, result, split)
     if split is not None:
         raise InvalidOptionError(f"heuristic {spec.name!r}: parallel search does not run plugin heuristics; "
                                  "leave out --parallel")
     result.extra["heuristic_version"] = spec.heuristic_version
     try:
-        return search.run(algorithm, board, x.goal, x.H, x.limits, result, x.automaton)
+        return search.run_inputs(x, board, result)
     except Exception as err:  # noqa: BLE001 - the user's code raised inside the kernel
         raise PluginError(f"heuristic {spec.name!r} raised {type(err).__name__} on board {board.text()!r}: "
                           f"{str(err).splitlines()[0] if str(err) else ''}") from None
