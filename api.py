@@ -24,17 +24,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tilesweep.jobs.options import RUN_KEYS, RunOptions, SweepOptions, check_cluster, parse_options
 from tilesweep.jobs.plugins import load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
-from tilesweep.jobs.spec import (
-    RUN_KEYS,
-    RunOptions,
-    SweepOptions,
-    SweepSpec,
-    build_spec,
-    check_cluster,
-    parse_options,
-)
+from tilesweep.jobs.spec import SweepSpec, build_spec
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.solve import check_algorithm, resolve_goal
@@ -125,7 +118,7 @@ def open_sweep(folder: str | Path) -> "Sweep":
 @dataclass(frozen=True)
 class Sweep:
     """A sweep: its :class:`~tilesweep.jobs.spec.SweepSpec` (what decides the rows) and
-    :class:`~tilesweep.jobs.spec.RunOptions` (where it runs)."""
+    :class:`~tilesweep.jobs.options.RunOptions` (where it runs)."""
 
     spec: SweepSpec
     where: RunOptions

@@ -31,7 +31,7 @@ SCHEDULER_OPTIONS = {"dashboard_address": "127.0.0.1:0"}
 
 
 def settings(items) -> dict:
-    """``KEY=VALUE`` texts (:func:`~tilesweep.jobs.spec.parse_cluster_options`) as keyword
+    """``KEY=VALUE`` texts (:func:`~tilesweep.jobs.options.parse_cluster_options`) as keyword
     arguments of the cluster class. A value that reads as JSON is that value (``cores=4``,
     ``job_extra_directives=["--exclusive"]``), any other is text (``walltime=02:00:00``)."""
     out = {}
@@ -77,7 +77,7 @@ def job_options(kind: str, options: dict, logs: Path | None) -> dict:
 
 def batch_options(spec, run) -> dict | None:
     """The keyword arguments of :func:`job_cluster` for a sweep whose workers are batch jobs
-    (``run``: its :class:`~tilesweep.jobs.spec.RunOptions`), their logs in the sweep's
+    (``run``: its :class:`~tilesweep.jobs.options.RunOptions`), their logs in the sweep's
     ``jobs/`` folder; None for other clusters."""
     if not run.batch:
         return None

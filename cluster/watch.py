@@ -33,7 +33,7 @@ CLOSE_SECONDS = 20.0
 
 
 def worker_wait(run) -> float:
-    """Seconds a sweep run with ``run`` (its :class:`~tilesweep.jobs.spec.RunOptions`)
+    """Seconds a sweep run with ``run`` (its :class:`~tilesweep.jobs.options.RunOptions`)
     waits while the scheduler has no worker: its ``worker_wait``, else the default for its kind."""
     if run.worker_wait is not None:
         return run.worker_wait

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from tilesweep.jobs.spec import OPTION_PARSERS
+from tilesweep.jobs.options import OPTION_PARSERS
 from tilesweep.solver.errors import BAD_INPUT, InvalidOptionError
 from tilesweep.solver.heuristics import BASE_HEURISTICS, PARTITIONS, WALKING, WD_SIZES
 

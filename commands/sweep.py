@@ -126,7 +126,8 @@ def sweep(
 
     Example: tilesweep sweep --size 3 --count 1000 --algorithm astar --heuristic manhattan --heuristic linear-conflict --out sweeps
     """  # noqa: E501 (help prints the example as it is written: one line to copy)
-    from tilesweep.jobs.spec import SweepOptions, build_spec
+    from tilesweep.jobs.options import SweepOptions
+    from tilesweep.jobs.spec import build_spec
     from tilesweep.jobs.sweep import finish, prepare
 
     options = SweepOptions(size=size, goal=goal, count=count, seed=seed, instances=instances,

@@ -1,8 +1,9 @@
 """The typed path into a spec: :class:`SweepOptions` as the command line builds it, laid over a
 TOML spec's options over the defaults, gives the spec a dict of text values gives."""
 
+from tilesweep.jobs.options import DEFAULTS, SweepOptions, read_toml
 from tilesweep.jobs.sources import InstanceSource
-from tilesweep.jobs.spec import DEFAULTS, SweepOptions, build_spec, read_toml
+from tilesweep.jobs.spec import build_spec
 
 
 def test_typed_options_give_the_spec_of_text_options(tmp_path):
