@@ -3,6 +3,7 @@ the checks that refuse a plugin in one line, and the spec's identity of a plugin
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,13 +69,17 @@ print(*watch.compiled)
 
 
 @pytest.mark.slow  # starts a second Python
-def test_a_second_process_loads_a_plugins_kernels_from_numbas_cache():
+def test_a_second_process_loads_a_plugins_kernels_from_numbas_cache(tmp_path):
     """The kernels of a plugin are compiled once per machine: a process after the first
-    compiles only the plugin's own functions (numba cannot cache those), no search kernel."""
+    compiles only the plugin's own functions (numba cannot cache those), no search kernel.
+    The two processes have a cache of their own: numba's index of a kernel is read, added to
+    and written back without a lock, so a test process compiling the same kernel meanwhile
+    could drop the entry the first one wrote."""
     plugin_functions = {"manhattan", "manhattan_step", "cell_distances"}
     heuristics = ["plugin:manhattan-plugin", "plugin:manhattan-incremental"]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     runs = [subprocess.run([sys.executable, "-c", SOLVE_AND_NAME_COMPILES, str(EXAMPLE), *heuristics],
-                           capture_output=True, text=True, timeout=600, check=True).stdout.splitlines()
+                           capture_output=True, text=True, timeout=600, check=True, env=env).stdout.splitlines()
             for _ in range(2)]
     builtin = solve(Board.parse("8 6 7 2 5 4 3 0 1"), "blank-last", "idastar", "manhattan").nodes_generated
     assert [run[:2] for run in runs] == [[str(builtin)] * 2] * 2
