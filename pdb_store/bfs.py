@@ -36,7 +36,7 @@ import numpy as np
 from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tilesweep.solver.jit import kernel, parallel_kernel
+from tilesweep.solver.jit import inline_kernel, kernel, parallel_kernel
 from tilesweep.solver.ranking import moved_rank, popcount, unrank_placement
 
 from .atomics import atomic_or, prefetch
@@ -48,7 +48,7 @@ CHUNK = 1 << 6            # rank prefixes per flag saying a layer has work there
 _SCATTER = 1_000_003      # prime multiplier spreading work items over the rank range
 
 
-@kernel
+@inline_kernel
 def _flood(seed, free, size, not_left, not_right):
     """Bit mask of the free cells connected to the ``seed`` bits through ``free`` cells."""
     region = seed & free
@@ -60,7 +60,7 @@ def _flood(seed, free, size, not_left, not_right):
         region = grown
 
 
-@kernel
+@inline_kernel
 def _compact(cells, free):
     """The bits of ``cells`` at the set bits of ``free``, packed: bit i for free cell i."""
     packed = np.int64(0)
@@ -71,7 +71,7 @@ def _compact(cells, free):
     return packed
 
 
-@kernel
+@inline_kernel
 def _spread(packed, free):
     """The cells of the free-cell bits ``packed``: the inverse of :func:`_compact`."""
     cells, i = np.int64(0), 0
@@ -84,7 +84,7 @@ def _spread(packed, free):
     return cells
 
 
-@kernel
+@inline_kernel
 def _moves(rank, region, tile_at, free, marks, geometry, weights, neighbours, moves, n):
     """Append to ``moves`` the moves of placement ``rank`` with the blank in ``region``
     (a cell mask) and prefetch each one's target mark; return the new count ``n``.
@@ -114,7 +114,7 @@ def _moves(rank, region, tile_at, free, marks, geometry, weights, neighbours, mo
     return n
 
 
-@kernel
+@inline_kernel
 def _discover(moves, n, marks, table, depth, geometry, coming):
     """Label the blank regions the first ``n`` rows of ``moves`` (see :func:`_moves`) reach
     for the first time with ``depth + 1``, and flag their chunks in ``coming``.
@@ -165,7 +165,7 @@ def place_prefix(prefix, k, n_cells, cells, tile_at, free_cells):
     return occupied
 
 
-@kernel
+@inline_kernel
 def _frontier(mark, width, depth):
     """The free-cell bits of ``mark`` labelled with ``depth``: its frontier in that layer."""
     low = (np.int64(1) << width) - 1
@@ -173,7 +173,7 @@ def _frontier(mark, width, depth):
     return first & ~second if depth & 1 == 0 else second & ~first
 
 
-@kernel
+@inline_kernel
 def _prefix_digits(prefix, n_cells, digits):
     """Write the digits of rank prefix ``prefix`` into ``digits`` (digit i in radix N - i)."""
     for i in range(digits.shape[0] - 1, -1, -1):
@@ -182,7 +182,7 @@ def _prefix_digits(prefix, n_cells, digits):
         prefix //= radix
 
 
-@kernel
+@inline_kernel
 def _step(digits, steps, n_cells):
     """Add ``steps`` to the rank prefix whose ``digits`` these are; return the most
     significant digit that changed (most steps change only the last one)."""
@@ -202,7 +202,7 @@ def _step(digits, steps, n_cells):
     return 0
 
 
-@kernel
+@inline_kernel
 def _select_free(taken, d):
     """The ``d``-th (from 0) cell not in the bit mask ``taken``."""
     rest = ~taken
@@ -211,7 +211,7 @@ def _select_free(taken, d):
     return np.int64(trailing_zeros(rest))
 
 
-@kernel
+@inline_kernel
 def _replace_tiles(first, digits, n_cells, cells, tile_at, free_cells):
     """Put tiles ``first..k-2`` on the cells their ``digits`` give, the tiles before
     ``first`` staying where ``cells`` has them; list the cells left free in ``free_cells``
@@ -237,7 +237,7 @@ def _replace_tiles(first, digits, n_cells, cells, tile_at, free_cells):
     return taken
 
 
-@kernel
+@inline_kernel
 def _has_frontier(marks, base, radix, width, depth):
     """Whether any of the placements ``base .. base + radix - 1`` has frontier states."""
     for j in range(radix):
@@ -246,7 +246,7 @@ def _has_frontier(marks, base, radix, width, depth):
     return False
 
 
-@kernel
+@inline_kernel
 def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, neighbours, tile_at,
                    free_cells, moves, coming):
     """Expand the frontier states of the placements ``base + j`` (``j < R = N - k + 1``)

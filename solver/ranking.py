@@ -99,7 +99,7 @@ def unrank_placement(rank, k, n_cells, out):
         taken |= np.int64(1) << c
 
 
-@kernel
+@inline_kernel
 def moved_rank(rank, i, src, dst, size, tile_at, weights):
     """Rank after tile ``i`` moves from ``src`` to the adjacent free cell ``dst``.
 
