@@ -16,6 +16,7 @@ A run without ``-n`` runs on two pytest-xdist workers where two cores are usable
 by group (the plugin ``tests/distribute.py``).
 """
 
+import collections
 import functools
 import os
 import signal
@@ -78,11 +79,24 @@ def second_goal(item) -> bool:
 
 ARTIFACTS = Path(os.environ.get("TILESWEEP_ARTIFACTS", Path(__file__).parents[1] / "test-artifacts"))
 _SESSION_START = time.time()
+_TIER_SECONDS: collections.Counter = collections.Counter()
+
+
+def tier_of(keywords) -> str:
+    """The tier a test's report belongs to: its slow tier's marker, else ``slow`` or ``fast``."""
+    return next((name for name in (*SLOW_TIERS, "slow") if name in keywords), "fast")
+
+
+def pytest_runtest_logreport(report):
+    """Sum each tier's setup, call and teardown seconds (under xdist, the controller gets
+    every worker's reports)."""
+    _TIER_SECONDS[tier_of(report.keywords)] += report.duration
 
 
 def pytest_terminal_summary(terminalreporter):
     """Name the screenshots and other artifacts this run wrote (browser tests); print the docker
-    tier's timings (its module writes them to a file, as an xdist worker's output is not shown)."""
+    tier's timings (its module writes them to a file, as an xdist worker's output is not shown)
+    and the seconds each tier's tests took."""
     written = sorted(p for p in ARTIFACTS.rglob("*") if p.is_file() and p.stat().st_mtime >= _SESSION_START) \
         if ARTIFACTS.is_dir() else []
     if written:
@@ -91,6 +105,10 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(str(path))
     if DOCKER_TIMINGS.is_file() and DOCKER_TIMINGS.stat().st_mtime >= _SESSION_START:
         terminalreporter.write_line(DOCKER_TIMINGS.read_text().strip())
+    if _TIER_SECONDS:
+        tiers = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in _TIER_SECONDS.most_common())
+        terminalreporter.write_line(f"test seconds per tier (summed over workers): {tiers}; "
+                                    f"run {time.time() - _SESSION_START:.1f} s")
 
 
 def read_korf100() -> dict[int, tuple[int, ...]]:

@@ -15,12 +15,12 @@ from tilesweep.solver.heuristics import PARTITIONS, kernel_heuristic, partition_
 from tilesweep.solver.hstate import h_many
 
 
-@pytest.mark.parametrize("goal,group", [
+@pytest.mark.parametrize("goal_name,group", [
     ("blank-first", (1, 5, 6)),     # tiles 1 and 5 wall the goal blank into cell 0
     ("blank-last", (12, 18, 24)),   # a diagonal line through the middle
 ])
-def test_5x5_three_tile_patterns_equal_naive(goal, group):
-    tiles = goal_tiles(goal, 5)
+def test_5x5_three_tile_patterns_equal_naive(goal_name, group):
+    tiles = goal_tiles(goal_name, 5)
     np.testing.assert_array_equal(build_table(5, tiles, group), naive_table(5, tiles, group))
 
 

@@ -41,11 +41,12 @@ def values(name, goal, states, store):
 def neighbour_states(states):
     """For each state, one neighbour (the blank's first legal move) as an int8 array."""
     table = neighbours(3)
+    first_move = np.array([next(c for c in cells if c >= 0) for cells in table])
+    rows = np.arange(len(states))
+    blank = np.argmax(states == 0, axis=1)
+    target = first_move[blank]
     out = states.copy()
-    for i, s in enumerate(states):
-        blank = int(np.flatnonzero(s == 0)[0])
-        target = int(next(c for c in table[blank] if c >= 0))
-        out[i, blank], out[i, target] = s[target], 0
+    out[rows, blank], out[rows, target] = states[rows, target], 0
     return out
 
 

@@ -43,7 +43,7 @@ def test_4x4_pattern_count_naive():
 
 
 @pytest.mark.parametrize("goal_name, count", [
-    pytest.param("blank-last", 4, marks=pytest.mark.slow), ("blank-first", 4),
+    pytest.param("blank-last", 4, marks=pytest.mark.slow), ("blank-first", 2),
     pytest.param("blank-last", 40, marks=pytest.mark.slow), pytest.param("blank-first", 40, marks=pytest.mark.slow)])
 def test_equals_naive_bfs_on_random_15_puzzles(goal_name, count):
     goal = goal_tiles(goal_name, 4)
@@ -85,7 +85,8 @@ def test_walking_inversion_distance_equals_naive(size, goal_name):
             assert all(abs(v - values[states.index(n)]) <= 1 for _, n in naive.successors(s) if n in states)
 
 
-@pytest.mark.parametrize("goal_name", ["blank-first", pytest.param("blank-last", marks=pytest.mark.slow)])
+@pytest.mark.slow  # every 8-puzzle state and its moves, in Python (3 s a goal)
+@pytest.mark.parametrize("goal_name", GOALS)
 def test_admissible_consistent_on_all_8_puzzle_states(goal_name):
     """walking-distance and walking-distance+id: Manhattan <= WD <= WD+ID <= the true
     distance, and each changes by at most 1 per move, on every state."""
