@@ -40,6 +40,7 @@ from tilesweep.solver.jit import inline_kernel, kernel, parallel_kernel
 from tilesweep.solver.ranking import moved_rank, popcount, unrank_placement
 
 from .atomics import atomic_or, prefetch
+from .bits import deposit_bits, extract_bits
 
 #: Table value of a placement the search never reached (no blank position leads to the goal).
 UNREACHED = 255
@@ -63,54 +64,55 @@ def _flood(seed, free, size, not_left, not_right):
 @inline_kernel
 def _compact(cells, free):
     """The bits of ``cells`` at the set bits of ``free``, packed: bit i for free cell i."""
-    packed = np.int64(0)
-    while cells != 0:
-        low = cells & -cells
-        packed |= np.int64(1) << popcount(free & (low - 1))
-        cells &= cells - 1
-    return packed
+    return extract_bits(cells, free)
 
 
 @inline_kernel
 def _spread(packed, free):
     """The cells of the free-cell bits ``packed``: the inverse of :func:`_compact`."""
-    cells, i = np.int64(0), 0
-    while free != 0:
-        low = free & -free
-        if (packed >> i) & 1:
-            cells |= low
-        free &= free - 1
-        i += 1
-    return cells
+    return deposit_bits(packed, free)
 
 
 @inline_kernel
-def _moves(rank, region, tile_at, free, marks, geometry, weights, neighbours, moves, n):
+def _add_moves(srcs, shift, vertical, rank, free, tile_at, marks, size, weights, moves, n):
+    """Append to ``moves`` the moves of the tiles on the cells ``srcs`` to ``src + shift``
+    and prefetch each one's target mark; return the new count ``n`` (see :func:`_moves`)."""
+    step = 1 if shift > 0 else -1
+    while srcs != 0:
+        src = np.int64(trailing_zeros(srcs))
+        srcs &= srcs - 1
+        i, dst = tile_at[src], src + shift
+        if vertical:  # tiles on the cells between may change digits
+            target = moved_rank(rank, i, src, dst, size, tile_at, weights)
+        else:
+            target = rank + step * weights[i]
+        prefetch(marks, target)
+        moves[n, 0], moves[n, 1], moves[n, 2] = target, (free & ~(np.int64(1) << dst)) | (np.int64(1) << src), src
+        n += 1
+    return n
+
+
+@inline_kernel
+def _moves(rank, region, tile_at, free, marks, geometry, weights, moves, n):
     """Append to ``moves`` the moves of placement ``rank`` with the blank in ``region``
     (a cell mask) and prefetch each one's target mark; return the new count ``n``.
 
     A move of a pattern tile from ``src`` to ``dst`` in the region is the row
     ``(target rank, free cells after the move, src)`` of ``moves`` (int64[M, 3]).
     ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1; ``free`` is
-    the bit mask of the cells no pattern tile occupies.
+    the bit mask of the cells no pattern tile occupies. The tiles that can move one way
+    are one mask of the region shifted: no test per tile and direction.
     """
     size, not_left, not_right = geometry[2], geometry[3], geometry[4]
-    everything = (np.int64(1) << geometry[1]) - 1
-    # pattern tiles next to the blank region: only they can move
-    movable = (((region & not_right) << 1) | ((region & not_left) >> 1) | (region << size)
-               | (region >> size)) & everything & ~free
-    while movable != 0:
-        src = np.int64(trailing_zeros(movable))
-        movable &= movable - 1
-        i = tile_at[src]
-        for m in range(4):
-            dst = np.int64(neighbours[src, m])
-            if dst < 0 or (region >> dst) & 1 == 0:
-                continue
-            target = moved_rank(rank, i, src, dst, size, tile_at, weights)
-            prefetch(marks, target)
-            moves[n, 0], moves[n, 1], moves[n, 2] = target, (free & ~(np.int64(1) << dst)) | (np.int64(1) << src), src
-            n += 1
+    tiles = ((np.int64(1) << geometry[1]) - 1) & ~free
+    n = _add_moves(((region & not_left) >> 1) & tiles, 1, False, rank, free, tile_at, marks,
+                   size, weights, moves, n)
+    n = _add_moves(((region & not_right) << 1) & tiles, -1, False, rank, free, tile_at, marks,
+                   size, weights, moves, n)
+    n = _add_moves((region >> size) & tiles, size, True, rank, free, tile_at, marks, size,
+                   weights, moves, n)
+    n = _add_moves((region << size) & tiles, -size, True, rank, free, tile_at, marks, size,
+                   weights, moves, n)
     return n
 
 
@@ -270,7 +272,7 @@ def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, neigh
         tile_at[last] = k - 1
         free = everything & ~(occupied | (np.int64(1) << last))
         n = _moves(base + j, _spread(frontier, free), tile_at, free, marks, geometry, weights,
-                   neighbours, moves, n)
+                   moves, n)
         atomic_or(marks, base + j, frontier << retire)
         tile_at[last] = -1
     return _discover(moves, n, marks, table, depth, geometry, coming)

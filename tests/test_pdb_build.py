@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from naive_pdb import naive_table, true_distances
-from tilesweep.pdb_store import build_table
+from tilesweep.pdb_store import bits, build_table
 from tilesweep.pdb_store.bfs import UNREACHED, _prefix_digits, _replace_tiles, _step, place_prefix
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import InvalidBoardError
@@ -200,3 +200,17 @@ def test_progress_reports_every_layer(parallel):
     assert filled == sorted(filled) and filled[-1] == np.count_nonzero(table != UNREACHED) == table.size
     assert [int(np.count_nonzero(table <= p.depth)) for p in seen] == filled
     assert all(p.entries == table.size and p.group == group for p in seen)
+
+
+def test_bit_gathers_agree_with_a_naive_loop():
+    rng = np.random.default_rng(7)
+    ways = [(bits.extract_bits_loop, bits.deposit_bits_loop)]
+    if bits.FAST_BMI2:
+        ways.append((bits.extract_bits_pext, bits.deposit_bits_pdep))
+    for value, mask in rng.integers(0, 1 << 25, size=(200, 2)):
+        places = [c for c in range(25) if (mask >> c) & 1]
+        packed = sum(1 << i for i, c in enumerate(places) if (value >> c) & 1)
+        spread = sum(1 << c for i, c in enumerate(places) if (value >> i) & 1)
+        for extract, deposit in ways:
+            assert extract(np.int64(value), np.int64(mask)) == packed
+            assert deposit(np.int64(value), np.int64(mask)) == spread
