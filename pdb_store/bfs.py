@@ -37,7 +37,7 @@ from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilesweep.solver.jit import inline_kernel, kernel, parallel_kernel
-from tilesweep.solver.ranking import moved_rank, popcount, unrank_placement
+from tilesweep.solver.ranking import popcount, unrank_placement
 
 from .atomics import atomic_or, prefetch
 from .bits import deposit_bits, extract_bits
@@ -74,18 +74,35 @@ def _spread(packed, free):
 
 
 @inline_kernel
-def _add_moves(srcs, shift, vertical, rank, free, tile_at, marks, size, weights, moves, n):
+def _vertical_shift(i, src, dst, tiles, tile_at, earlier, weights):
+    """How much the rank grows when tile ``i`` moves from ``src`` up to ``dst`` a row away
+    (:func:`solver.ranking.moved_rank`, in bit operations): each cell passed that no earlier
+    tile holds adds one to its digit, and each later tile passed loses one from its own.
+    ``earlier[i]`` is the cells of tiles ``0..i-1``; ``tiles`` those of all."""
+    passed = ((np.int64(1) << dst) - (np.int64(2) << src)) & ~earlier[i]
+    shift = weights[i] * (1 + popcount(passed))
+    later = passed & tiles
+    while later != 0:
+        shift += weights[tile_at[trailing_zeros(later)]]
+        later &= later - 1
+    return shift
+
+
+@inline_kernel
+def _add_moves(srcs, shift, vertical, rank, free, tile_at, earlier, marks, weights, moves, n):
     """Append to ``moves`` the moves of the tiles on the cells ``srcs`` to ``src + shift``
     and prefetch each one's target mark; return the new count ``n`` (see :func:`_moves`)."""
-    step = 1 if shift > 0 else -1
+    tiles = ~free
     while srcs != 0:
         src = np.int64(trailing_zeros(srcs))
         srcs &= srcs - 1
         i, dst = tile_at[src], src + shift
-        if vertical:  # tiles on the cells between may change digits
-            target = moved_rank(rank, i, src, dst, size, tile_at, weights)
+        if not vertical:  # no cell between: only tile i's digit changes
+            target = rank + weights[i] if shift > 0 else rank - weights[i]
+        elif shift > 0:
+            target = rank + _vertical_shift(i, src, dst, tiles, tile_at, earlier, weights)
         else:
-            target = rank + step * weights[i]
+            target = rank - _vertical_shift(i, dst, src, tiles, tile_at, earlier, weights)
         prefetch(marks, target)
         moves[n, 0], moves[n, 1], moves[n, 2] = target, (free & ~(np.int64(1) << dst)) | (np.int64(1) << src), src
         n += 1
@@ -93,25 +110,26 @@ def _add_moves(srcs, shift, vertical, rank, free, tile_at, marks, size, weights,
 
 
 @inline_kernel
-def _moves(rank, region, tile_at, free, marks, geometry, weights, moves, n):
+def _moves(rank, region, tile_at, earlier, free, marks, geometry, weights, moves, n):
     """Append to ``moves`` the moves of placement ``rank`` with the blank in ``region``
     (a cell mask) and prefetch each one's target mark; return the new count ``n``.
 
     A move of a pattern tile from ``src`` to ``dst`` in the region is the row
     ``(target rank, free cells after the move, src)`` of ``moves`` (int64[M, 3]).
-    ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1; ``free`` is
-    the bit mask of the cells no pattern tile occupies. The tiles that can move one way
+    ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1, ``earlier``
+    (int64[k]) the cells of the tiles before each; ``free`` is the bit mask of the cells no
+    pattern tile occupies. The tiles that can move one way
     are one mask of the region shifted: no test per tile and direction.
     """
     size, not_left, not_right = geometry[2], geometry[3], geometry[4]
     tiles = ((np.int64(1) << geometry[1]) - 1) & ~free
-    n = _add_moves(((region & not_left) >> 1) & tiles, 1, False, rank, free, tile_at, marks,
-                   size, weights, moves, n)
-    n = _add_moves(((region & not_right) << 1) & tiles, -1, False, rank, free, tile_at, marks,
-                   size, weights, moves, n)
-    n = _add_moves((region >> size) & tiles, size, True, rank, free, tile_at, marks, size,
+    n = _add_moves(((region & not_left) >> 1) & tiles, 1, False, rank, free, tile_at, earlier,
+                   marks, weights, moves, n)
+    n = _add_moves(((region & not_right) << 1) & tiles, -1, False, rank, free, tile_at, earlier,
+                   marks, weights, moves, n)
+    n = _add_moves((region >> size) & tiles, size, True, rank, free, tile_at, earlier, marks,
                    weights, moves, n)
-    n = _add_moves((region << size) & tiles, -size, True, rank, free, tile_at, marks, size,
+    n = _add_moves((region << size) & tiles, -size, True, rank, free, tile_at, earlier, marks,
                    weights, moves, n)
     return n
 
@@ -240,6 +258,16 @@ def _replace_tiles(first, digits, n_cells, cells, tile_at, free_cells):
 
 
 @inline_kernel
+def _earlier_cells(cells, earlier):
+    """Set ``earlier[i]`` to the bit mask of the cells of tiles ``0..i-1`` (of ``cells[:k-1]``:
+    the last tile's is the whole prefix)."""
+    taken = np.int64(0)
+    for i in range(earlier.shape[0]):
+        earlier[i] = taken
+        taken |= np.int64(1) << cells[i]
+
+
+@inline_kernel
 def _has_frontier(marks, base, radix, width, depth):
     """Whether any of the placements ``base .. base + radix - 1`` has frontier states."""
     for j in range(radix):
@@ -249,10 +277,11 @@ def _has_frontier(marks, base, radix, width, depth):
 
 
 @inline_kernel
-def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, neighbours, tile_at,
+def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, tile_at, earlier,
                    free_cells, moves, coming):
     """Expand the frontier states of the placements ``base + j`` (``j < R = N - k + 1``)
-    whose tiles ``0..k-2`` are set out on ``occupied`` (:func:`_replace_tiles`).
+    whose tiles ``0..k-2`` are set out on ``occupied`` (:func:`_replace_tiles`,
+    :func:`_earlier_cells`).
 
     Their last tile is on ``free_cells[j]``. All their moves are listed (in ``moves``, room
     for ``4 * (N - k)`` a placement) before any target is read: the reads' cache misses
@@ -271,8 +300,8 @@ def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, neigh
         last = free_cells[j]
         tile_at[last] = k - 1
         free = everything & ~(occupied | (np.int64(1) << last))
-        n = _moves(base + j, _spread(frontier, free), tile_at, free, marks, geometry, weights,
-                   moves, n)
+        n = _moves(base + j, _spread(frontier, free), tile_at, earlier, free, marks, geometry,
+                   weights, moves, n)
         atomic_or(marks, base + j, frontier << retire)
         tile_at[last] = -1
     return _discover(moves, n, marks, table, depth, geometry, coming)
@@ -289,13 +318,14 @@ def _expand_block(block, marks, table, depth, geometry, weights, neighbours, act
     radix, width = n_cells - k + 1, n_cells - k
     prefixes = marks.shape[0] // radix
     digits = np.empty(k - 1, dtype=np.int64)
-    cells = np.zeros(k, dtype=np.int64)
+    cells, earlier = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
     tile_at = np.full(n_cells, -1, dtype=np.int64)
     free_cells = np.empty(n_cells, dtype=np.int64)
     moves = np.empty((radix * 4 * width, 3), dtype=np.int64)
     prefix, end = block * _BLOCK, min(prefixes, (block + 1) * _BLOCK)
     _prefix_digits(prefix, n_cells, digits)
     occupied = _replace_tiles(0, digits, n_cells, cells, tile_at, free_cells)
+    _earlier_cells(cells, earlier)
     stale = k - 1  # digits from ``stale`` on are not set out yet
     found, filled = 0, 0
     while prefix < end:
@@ -305,10 +335,11 @@ def _expand_block(block, marks, table, depth, geometry, weights, neighbours, act
         elif _has_frontier(marks, prefix * radix, radix, width, depth):
             if stale < k - 1:
                 occupied = _replace_tiles(stale, digits, n_cells, cells, tile_at, free_cells)
+                _earlier_cells(cells, earlier)
                 stale = k - 1
             states, placements = _expand_prefix(prefix * radix, occupied, marks, table, depth,
-                                                geometry, weights, neighbours, tile_at,
-                                                free_cells, moves, coming)
+                                                geometry, weights, tile_at, earlier, free_cells,
+                                                moves, coming)
             found += states
             filled += placements
         stale = min(stale, _step(digits, steps, n_cells))
