@@ -39,14 +39,14 @@ from .hstate import (
     pdb_init,
     pdb_max,
     slide,
-    table_addresses,
     wd_step,
 )
-from .idastar import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .memory import table_addresses
 from .statetable import grow_rows, mix, unpack
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
+from .successors import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 
 # How a node's h is found (``hmode``): from the parent's tile sum alone (Manhattan,
 # misplaced, Euclidean); from the tile sum and each line's linear conflicts, both kept in
@@ -79,7 +79,7 @@ def astar_tables(nbr8, tile_cost, scale, hmode):
 
     Returns
     -------
-    lists : uint64[N * 5 * 8]  successor lists (:func:`solver.idastar.successor_lists`)
+    lists : uint64[N * 5 * 8]  successor lists (:func:`solver.successors.successor_lists`)
     delta : int64[N * N * 4]   ``delta[t * 4N + b * 4 + m]``: change of the tile sum when
                                tile ``t`` slides into blank ``b`` by move ``m``
     hcols : int64              1 + the largest h a board can have (per-tile), else 1 +

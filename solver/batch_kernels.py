@@ -21,11 +21,12 @@ from .astar import (
     _astar_tiles,
 )
 from .ebf import _bisect
-from .idastar import _idastar_tiles_in, successor_lists, tile_deltas, tiles_workspace
+from .idastar import _idastar_tiles_in, tiles_workspace
 from .jit import inline_kernel, kernel
 from .limits import finished_late, monotonic_ns, thread_cpu_ns
 from .statetable import grow_rows
 from .status import SOLVED
+from .successors import successor_lists, tile_deltas
 
 
 @inline_kernel

@@ -19,12 +19,14 @@ when its children are generated.
 
 import numpy as np
 
-from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, table_addresses, wd_step
-from .idastar import is_goal, no_plugin
+from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
+from .idastar import no_plugin
 from .jit import inline_kernel, kernel
 from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .memory import table_addresses
 from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
 from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
+from .successors import is_goal
 
 ASTAR, BFS, DFS = 0, 1, 2
 MAX_G = 1023  # the most moves a path may have: A*'s heap key holds g in 10 bits

@@ -19,10 +19,19 @@ import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .hstate import line_key
-from .idastar import LIST_END, blank_of, is_goal, list_start, move_of, successor_lists, target_of, write_path
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP
+from .successors import (
+    LIST_END,
+    blank_of,
+    is_goal,
+    list_start,
+    move_of,
+    successor_lists,
+    target_of,
+    write_path,
+)
 
 # The fields of a line step (:func:`line_steps`), per (tile, blank, move)
 # A line step (:func:`line_steps`) is two words per (tile, blank, move), each

@@ -15,24 +15,23 @@ than the caches the mirror lookups are too (:func:`mirrors_early`).
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
-from .hstate import byte_at, group_rank, slide, table_addresses
-from .idastar import (
+from .hstate import group_rank, slide
+from .idastar import RANKS_LEN, RANKS_STRIDE, plan_children
+from .jit import inline_kernel, kernel
+from .limits import limit_hit, next_check
+from .memory import byte_at, table_addresses
+from .status import RUNNING, SOLVED, TOO_DEEP
+from .successors import (
     LIST_END,
     LIST_STRIDE,
-    RANKS_LEN,
-    RANKS_STRIDE,
     blank_of,
     is_goal,
     list_start,
     move_of,
-    plan_children,
     successor_lists,
     target_of,
     write_path,
 )
-from .jit import inline_kernel, kernel
-from .limits import limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP
 
 # A table larger than this does not stay in the caches: its lookups go to memory.
 CACHED_TABLE_BYTES = 64 << 20

@@ -19,25 +19,24 @@ caches (:func:`solver.idastar_pdb.mirrors_early`). ``fsm`` prunes move strings
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
-from .hstate import WD_MASK, byte_at, group_rank, slide, table_addresses
-from .idastar import (
+from .hstate import WD_MASK, group_rank, slide
+from .idastar import RANKS_LEN, RANKS_STRIDE, plan_children
+from .idastar_pdb import _start_values
+from .jit import inline_kernel, kernel
+from .limits import limit_hit, next_check
+from .memory import byte_at, table_addresses
+from .status import RUNNING, SOLVED, TOO_DEEP
+from .successors import (
     LIST_END,
     LIST_STRIDE,
-    RANKS_LEN,
-    RANKS_STRIDE,
     blank_of,
     is_goal,
     list_start,
     move_of,
-    plan_children,
     successor_lists,
     target_of,
     write_path,
 )
-from .idastar_pdb import _start_values
-from .jit import inline_kernel, kernel
-from .limits import limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP
 from .walking import WD_BITS
 
 

@@ -13,7 +13,10 @@ parent, tile, source, target)`` instead, the parents' h kept per depth.
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
-from .idastar import (
+from .jit import inline_kernel, kernel
+from .limits import limit_hit, next_check
+from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP
+from .successors import (
     LIST_END,
     blank_of,
     is_goal,
@@ -23,9 +26,6 @@ from .idastar import (
     target_of,
     write_path,
 )
-from .jit import inline_kernel, kernel
-from .limits import limit_hit, next_check
-from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP
 
 
 @inline_kernel

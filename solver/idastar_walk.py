@@ -15,7 +15,10 @@ import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .hstate import ID_BITS, inversion_step, inversions, walk_value, with_distance
-from .idastar import (
+from .jit import inline_kernel, kernel
+from .limits import limit_hit, next_check
+from .status import RUNNING, SOLVED, TOO_DEEP
+from .successors import (
     LIST_END,
     blank_of,
     is_goal,
@@ -25,9 +28,6 @@ from .idastar import (
     target_of,
     write_path,
 )
-from .jit import inline_kernel, kernel
-from .limits import limit_hit, next_check
-from .status import RUNNING, SOLVED, TOO_DEEP
 from .walking import WD_BITS
 
 WD_MASK = (1 << WD_BITS) - 1

@@ -21,12 +21,13 @@ import numpy as np
 from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, successor_lists, tile_deltas, tiles_next_bound
+from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, tiles_next_bound
 from .jit import kernel
 from .kernels import NO_FSM, goal_positions, near_goal, serves_tiles_kernel
 from .limits import deadline_of, make_limits, next_check
 from .search import _moves_text
 from .status import RUNNING, SOLVED
+from .successors import successor_lists, tile_deltas
 
 
 @kernel

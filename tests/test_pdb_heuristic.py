@@ -105,12 +105,12 @@ def test_korf_instances_with_6_6_3_reflect(korf100, store):
 
 
 def test_tables_read_through_their_addresses_give_every_entry(tmp_path):
-    """The kernels read tables by address (hstate.byte_at): every entry of an in-memory
+    """The kernels read tables by address (memory.byte_at): every entry of an in-memory
     and of a memory-mapped read-only table, values above 127 included, as numpy reads it;
     a prefetch of any entry is harmless."""
     from numba import njit
 
-    from tilesweep.solver.hstate import byte_at, prefetch, table_addresses
+    from tilesweep.solver.memory import byte_at, prefetch, table_addresses
 
     @njit
     def read_all(tables, g):
