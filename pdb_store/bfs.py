@@ -23,9 +23,12 @@ depth at which its first blank region is discovered. Work is organised by rank p
 the last tile; a work item counts its prefixes up digit by digit, so the next prefix
 moves only the tiles whose digits changed (mostly the last one) instead of unranking
 again. A prefix's moves are listed and their targets prefetched before any target
-is read, and a move's new rank is updated incrementally
-(:func:`solver.ranking.moved_rank`). A flag per :data:`CHUNK` prefixes says where the
-last layer discovered states, so a layer skips the rest of the table.
+is read; the tiles that can move one way are the blank region shifted, and a move's new
+rank is updated incrementally (one digit for a horizontal move, bit counts for a vertical
+one: :func:`_vertical_shift`). The moves whose targets are already reached are sorted
+out without a branch before the rest are flooded and labelled. A flag per :data:`CHUNK`
+prefixes says where the last layer discovered states, so a layer skips the rest of the
+table.
 
 The 4x4 8-tile table (518,918,400 placements, 8 free cells) takes a 16-bit mark and the
 table byte per placement: 1.56 GB, where three 16-bit masks (seen, frontier, next) took
@@ -118,8 +121,8 @@ def _moves(rank, region, tile_at, earlier, free, marks, geometry, weights, moves
     ``(target rank, free cells after the move, src)`` of ``moves`` (int64[M, 3]).
     ``tile_at`` (int64[N]) gives the pattern tile index on each cell or -1, ``earlier``
     (int64[k]) the cells of the tiles before each; ``free`` is the bit mask of the cells no
-    pattern tile occupies. The tiles that can move one way
-    are one mask of the region shifted: no test per tile and direction.
+    pattern tile occupies. The tiles that can move one way are one mask of the region
+    shifted: no test per tile and direction.
     """
     size, not_left, not_right = geometry[2], geometry[3], geometry[4]
     tiles = ((np.int64(1) << geometry[1]) - 1) & ~free
@@ -320,7 +323,7 @@ def _expand_prefix(base, occupied, marks, table, depth, geometry, weights, tile_
 
 
 @kernel
-def _expand_block(block, marks, table, depth, geometry, weights, neighbours, active, coming):
+def _expand_block(block, marks, table, depth, geometry, weights, active, coming):
     """Expand the frontier states of rank prefixes ``block * _BLOCK`` up to the next block,
     skipping the chunks ``active`` does not flag.
 
@@ -367,7 +370,7 @@ def layer_blocks(marks, geometry):
 
 
 @parallel_kernel
-def _expand_layer(marks, table, depth, geometry, weights, neighbours, active, coming):
+def _expand_layer(marks, table, depth, geometry, weights, active, coming):
     """Expand every frontier state of one BFS layer, in parallel.
 
     Parameters
@@ -385,8 +388,6 @@ def _expand_layer(marks, table, depth, geometry, weights, neighbours, active, co
         not in the last column.
     weights : int64[k]
         Place value of each tile's digit in the rank.
-    neighbours : int8[N, 4]
-        :func:`solver.geometry.neighbours` of the board.
     active, coming : uint8[ceil(P / (R * CHUNK))]
         Per chunk of ``CHUNK`` rank prefixes (``R = N - k + 1`` ranks each): 1 where the
         frontier may have states; ``coming`` (zero on entry) gets 1 where states are
@@ -403,17 +404,17 @@ def _expand_layer(marks, table, depth, geometry, weights, neighbours, active, co
     for item in prange(blocks):
         block = (item * _SCATTER) % blocks  # spread the threads over the rank range
         counts[block, 0], counts[block, 1] = _expand_block(block, marks, table, depth, geometry,
-                                                           weights, neighbours, active, coming)
+                                                           weights, active, coming)
     return counts[:, 0].sum(), counts[:, 1].sum()
 
 
 @kernel
-def _expand_layer_serial(marks, table, depth, geometry, weights, neighbours, active, coming):
+def _expand_layer_serial(marks, table, depth, geometry, weights, active, coming):
     """:func:`_expand_layer` on one thread, for small tables (no thread start-up per layer)."""
     found, filled = 0, 0
     for block in range(layer_blocks(marks, geometry)):
         states, placements = _expand_block(block, marks, table, depth, geometry, weights,
-                                           neighbours, active, coming)
+                                           active, coming)
         found += states
         filled += placements
     return found, filled

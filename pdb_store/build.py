@@ -11,7 +11,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from tilesweep.solver.errors import InvalidBoardError
-from tilesweep.solver.geometry import SIZES, neighbours
+from tilesweep.solver.geometry import SIZES
 from tilesweep.solver.jit import watch_compiles
 from tilesweep.solver.ranking import digit_weights, placement_count, rank_placement
 
@@ -153,14 +153,14 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     chunk_ranks = CHUNK * (n - k + 1)
     active, coming = (np.zeros(-(-count // chunk_ranks), dtype=np.uint8) for _ in range(2))
     active[start // chunk_ranks] = 1
-    moves, depth = neighbours(size), 0
+    depth = 0
     if parallel is None:
         parallel = count >= PARALLEL_MIN_ENTRIES
     layer = _expand_layer if parallel else _expand_layer_serial
     started, filled, states = time.perf_counter(), 1, 1
     with watch_compiles() as compiling:  # the first layer compiles the kernels on a first run
         while True:
-            found, placements = layer(marks, table, depth, geometry, weights, moves, active, coming)
+            found, placements = layer(marks, table, depth, geometry, weights, active, coming)
             if found == 0:
                 break
             depth, filled, states = depth + 1, filled + int(placements), states + int(found)
