@@ -17,11 +17,12 @@ import numpy as np
 from numba import prange
 
 from tilesweep.solver.jit import parallel_kernel
-from tilesweep.solver.ranking import placement_count, rank_placement, unrank_placement
+from tilesweep.solver.ranking import placement_count, rank_placement
 
+from .bfs import _prefix_digits, _replace_tiles, _step
 from .build import _geometry, goal_region
 
-_BLOCK = 1 << 16  # ranks per work item
+_PREFIXES = 1 << 12  # rank prefixes per work item
 
 
 def board_symmetries(size: int) -> list[np.ndarray]:
@@ -94,14 +95,29 @@ def _permute(source, out, k, n_cells, cell_map, tile_map):
     """``out[rank] = source[rank of the image placement]`` for every rank of ``out``.
 
     ``cell_map`` (int64[N]) maps cells, ``tile_map`` (int64[k]) gives the source tile
-    index each tile of ``out``'s group stands for.
+    index each tile of ``out``'s group stands for. The ranks are visited in order, by rank
+    prefix (tiles ``0..k-2``) as in the search (:func:`pdb_store.bfs._expand_block`): the
+    next prefix moves only the tiles whose digits changed, and the last tile runs over the
+    cells a prefix leaves free, instead of each rank being unranked.
     """
-    blocks = (out.shape[0] + _BLOCK - 1) // _BLOCK
+    radix = n_cells - k + 1
+    prefixes = out.shape[0] // radix
+    blocks = (prefixes + _PREFIXES - 1) // _PREFIXES
     for block in prange(blocks):
-        cells = np.empty(k, dtype=np.int64)
+        digits = np.empty(k - 1, dtype=np.int64)
+        cells = np.zeros(k, dtype=np.int64)
+        tile_at = np.full(n_cells, -1, dtype=np.int64)
+        free_cells = np.empty(n_cells, dtype=np.int64)
         where = np.empty(k, dtype=np.int64)
-        for rank in range(block * _BLOCK, min(out.shape[0], (block + 1) * _BLOCK)):
-            unrank_placement(rank, k, n_cells, cells)
-            for j in range(k):
+        prefix, end = block * _PREFIXES, min(prefixes, (block + 1) * _PREFIXES)
+        _prefix_digits(prefix, n_cells, digits)
+        first = 0
+        while prefix < end:
+            _replace_tiles(first, digits, n_cells, cells, tile_at, free_cells)
+            for j in range(k - 1):
                 where[tile_map[j]] = cell_map[cells[j]]
-            out[rank] = source[rank_placement(where, n_cells)]
+            for j in range(radix):
+                where[tile_map[k - 1]] = cell_map[free_cells[j]]
+                out[prefix * radix + j] = source[rank_placement(where, n_cells)]
+            first = _step(digits, 1, n_cells)
+            prefix += 1
