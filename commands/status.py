@@ -39,7 +39,7 @@ def dashboard(folder: Path) -> str | None:
 
 def describe(folder: Path) -> dict:
     """One sweep's state, rows per configuration, errors, pace and client (JSON-ready)."""
-    from tilesweep.jobs.client import alive, read_client, started_seconds, state
+    from tilesweep.jobs.client import alive, started_seconds, state
     from tilesweep.jobs.parts import read_part, results_dir
     from tilesweep.jobs.resume import saved_parts
     from tilesweep.jobs.spec import SweepSpec
@@ -47,7 +47,6 @@ def describe(folder: Path) -> dict:
     spec = SweepSpec.from_json((folder / "sweep.json").read_text())
     spec = spec if Path(spec.out) / spec.name == folder else _moved(spec, folder)
     parts = saved_parts(spec)
-    record = read_client(folder)
     counts = {f"{a} {h}": {"done": 0, "total": spec.count} for a, h in spec.combos}
     errors = 0
     for part in parts.values():
@@ -55,7 +54,7 @@ def describe(folder: Path) -> dict:
         for a, h, s in zip(table["algorithm"], table["heuristic"], table["status"]):
             counts[f"{a} {h}"]["done"] += 1
             errors += s == "error"
-    what = state(len(parts), spec.n_chunks, record)
+    what, record = state(len(parts), spec.n_chunks, folder)
     done, total = sum(c["done"] for c in counts.values()), spec.count * len(spec.combos)
     seconds = started_seconds(record) if what == "running" else None
     rate = done / seconds if seconds and done else None

@@ -63,14 +63,19 @@ def alive(record: dict | None) -> bool:
         return True
 
 
-def state(chunks_done: int, chunks_total: int, record: dict | None) -> str:
+def state(chunks_done: int, chunks_total: int, folder: Path) -> tuple[str, dict | None]:
+    """The sweep's state and its client's record. The record is read again once the client
+    is seen gone: ``cancel`` marks it before it signals the client, so a record read before
+    the client ended could lack the mark and show a cancelled sweep as interrupted."""
+    record = read_client(folder)
     if chunks_done >= chunks_total:
-        return "finished"
+        return "finished", record
     if alive(record):
-        return "running"
+        return "running", record
+    record = read_client(folder)
     if record and record.get("cancelled"):
-        return "cancelled"
-    return "interrupted" if record or chunks_done else "planned"
+        return "cancelled", record
+    return ("interrupted" if record or chunks_done else "planned"), record
 
 
 def started_seconds(record: dict | None) -> float | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tornado.web import HTTPError
 
-from tilesweep.jobs.client import read_client, state as run_state
+from tilesweep.jobs.client import state as run_state
 from tilesweep.jobs.lock import running_run
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, list_sweeps, sweep_state
 from tilesweep.jobs.summary import BASELINE_COLUMNS, format_summary, summarize
@@ -27,8 +27,8 @@ def state_dict(state: SweepState) -> dict:
     """The state of one sweep for the pages; ``run`` as ``tilesweep status`` says it
     (finished, running, interrupted, cancelled, planned), or unreadable."""
     spec = state.spec
-    record = read_client(state.folder)
-    run = "unreadable" if state.problem else run_state(state.parts, state.chunks, record)
+    run, record = run_state(state.parts, state.chunks, state.folder)
+    run = "unreadable" if state.problem else run
     return {
         "name": state.name, "run": run,
         "resume": record["command"] if run in ("interrupted", "cancelled") and record else None,
