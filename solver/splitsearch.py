@@ -75,11 +75,13 @@ class SplitOutcome:
 
 def local_chunks(search):
     """``run_chunks`` in this process: each chunk in turn with ``search``
-    (:func:`solver.subtrees.subtrees_call`), stopping after a goal when asked to."""
+    (:func:`solver.subtrees.subtrees_call`) and what the chunks before it left of ``limits``,
+    stopping after a goal when asked to."""
     def run(chunks: list[Chunk], bound: int, stop_at_goal: bool, limits: np.ndarray) -> list[ChunkResult]:
-        out = []
+        out, began = [], time.perf_counter()
         for chunk in chunks:
-            out.append(search(chunk, bound, stop_at_goal, limits))
+            spent = sum(r.cpu_seconds for r in out) if limits[LIMIT_CLOCK] == CPU_CLOCK else time.perf_counter() - began
+            out.append(search(chunk, bound, stop_at_goal, _left(limits, sum(r.generated for r in out), spent)))
             if stop_at_goal and out[-1].solved >= 0 or out[-1].status != RUNNING:
                 break
         return out
