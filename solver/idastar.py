@@ -22,8 +22,12 @@ Kernels here:
   read from its parent's and the board is touched only for children within the bound;
   it is the benchmark's hot loop (:func:`contour_tiles`).
 * :func:`_idastar` for every built-in heuristic, including linear conflicts, walking
-  distance and ``max`` of several (:func:`contour`); its search, :func:`idastar_search`,
-  also runs with a plugin heuristic in the ``max`` (:mod:`solver.plugin_kernels`).
+  distance and ``max`` of several (:func:`contour`); :func:`idastar_search` is the same
+  search with a plugin heuristic in the ``max`` (:mod:`solver.plugin_kernels`). The contour
+  is inlined into the loop, the loop into the kernel, and nothing else: numba's inlining
+  copies the whole inlined body at each level, so each further level would add seconds to
+  the compile (a wrapper level cost about as much as the contour's own), and the start of
+  the search (:func:`search_start`) is a kernel of its own, called once.
 
 The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_lines`,
 :mod:`solver.idastar_pdb`, :mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and
@@ -273,13 +277,15 @@ def plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, add
 
 
 @inline_kernel
-def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
-            generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal):
-    """One depth-first contour of :func:`_idastar` below a node at depth ``g0``.
+def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
+    """One depth-first contour of :func:`_idastar` below a node at depth ``g0``, in the form
+    :func:`solver.deepening.deepening` takes.
 
-    ``tiles``/``pos`` show the node, ``rows[0]`` holds its heuristic parts, ``last`` is the
-    move that made it (-1 at the start) and ``q0`` its automaton state; ``ranks``
-    (int64[RANKS_LEN]) is room for the children's table indices. Children of the
+    ``ctx`` is ``(node, plug, use_plug)``, ``node`` the tuple :func:`search_start` makes (the
+    start) or :func:`solver.subtrees._subtrees` (a root): ``tiles``/``pos`` show the node,
+    ``rows[0]`` holds its heuristic parts, ``last`` is the move that made it (-1 at the start)
+    and ``q0`` its automaton state; ``ranks`` (int64[RANKS_LEN]) is room for the children's
+    table indices. Children of the
     node and below are generated and counted as in the serial search; the node itself is
     not.
 
@@ -299,6 +305,9 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
     check_at : int64  the next limit check
     """
+    node, plug, use_plug = ctx
+    tiles, pos, size, g0, last, q0, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, \
+        goal = node
     tile_cost = H.tile_cost
     scale = H.scale
     use_lc = H.use_lc
@@ -409,16 +418,7 @@ def contour(tiles, pos, size, g0, last, q0, bound, goal_pos, lists, H, rows, par
     return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
-@inline_kernel
-def _general_contour(ctx, bound, generated, expanded, check_at, limits, deadline):
-    """:func:`contour` below the start, as :func:`solver.deepening.deepening` calls it."""
-    tiles, pos, size, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, plug, use_plug, \
-        goal = ctx
-    return contour(tiles, pos, size, 0, -1, 0, bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path,
-                   generated, expanded, check_at, limits, deadline, fsm, use_fsm, plug, use_plug, goal)
-
-
-_deepen = deepening(_general_contour)
+_deepen = deepening(contour)
 
 
 @kernel
@@ -443,7 +443,8 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
     n_iter, h0 : int64
     """
-    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False)
+    ctx, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
+    return _deepen((ctx, no_plugin, False), h0, limits, path, bounds, iter_nodes)
 
 
 @kernel
@@ -453,8 +454,20 @@ def no_plugin(tiles, goal):
 
 
 @inline_kernel
-def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug):
-    """The search of :func:`_idastar`, with ``plug`` as :func:`contour` takes it."""
+def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
+    """:func:`_idastar` with h at least ``plug(tiles, goal)`` (a plugin heuristic in a ``max``)."""
+    ctx, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
+    hp = plug(ctx[0], ctx[-1])
+    if hp < 0:
+        return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
+    return _deepen((ctx, plug, True), max(h0, hp), limits, path, bounds, iter_nodes)
+
+
+@kernel
+def search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm):
+    """What the search of :func:`_idastar` starts from: the context :func:`contour` takes
+    without its last two items (the plugin and whether to call it), h of the start and the
+    output arrays."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -471,11 +484,5 @@ def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, u
     goal = np.empty(n, dtype=np.int64)
     for t in range(n):
         goal[goal_pos[t]] = t
-    if use_plug:
-        hp = plug(tiles, goal)
-        if hp < 0:
-            return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
-        h0 = max(h0, hp)
-    ctx = (tiles, pos, size, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, plug,
-           use_plug, goal)
-    return _deepen(ctx, h0, limits, path, bounds, iter_nodes)
+    ctx = (tiles, pos, size, 0, -1, 0, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, goal)
+    return ctx, h0, path, bounds, iter_nodes

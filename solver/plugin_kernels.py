@@ -41,7 +41,7 @@ def idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, use_step):
 
 @kernel
 def idastar_plugin(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
-    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
+    return idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug)
 
 
 @kernel

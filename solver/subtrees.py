@@ -133,9 +133,11 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
             pos[tiles[c]] = c
         h_init(tiles, pos, size, H, rows, 0)
         before = generated
-        st, generated, expanded, nb, moves, check_at = contour(
-            tiles, pos, size, gs[r], lasts[r], qs[r], bound, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
-            scratch, generated, expanded, check_at, limits, deadline, fsm, use_fsm, no_plugin, False, goal_pos)
+        node = (tiles, pos, size, gs[r], lasts[r], qs[r], goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
+                scratch, fsm, use_fsm, goal_pos)
+        ctx = (node, no_plugin, False)
+        st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at, limits,
+                                                               deadline)
         sizes[r] = generated - before
         next_bound = min(next_bound, nb)
         if st == SOLVED:
