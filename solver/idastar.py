@@ -24,10 +24,9 @@ Kernels here:
 * :func:`_idastar` for every built-in heuristic, including linear conflicts, walking
   distance and ``max`` of several (:func:`contour`); :func:`idastar_search` is the same
   search with a plugin heuristic in the ``max`` (:mod:`solver.plugin_kernels`). The contour
-  is inlined into the loop, the loop into the kernel, and nothing else: numba's inlining
-  copies the whole inlined body at each level, so each further level would add seconds to
-  the compile (a wrapper level cost about as much as the contour's own), and the start of
-  the search (:func:`search_start`) is a kernel of its own, called once.
+  is inlined into the loop and the loop into the kernel, no deeper: numba copies the whole
+  inlined body at each level, so a wrapper level costs about as much compile time as the
+  contour itself. The search's start (:func:`search_start`) is therefore a kernel of its own.
 
 The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_lines`,
 :mod:`solver.idastar_pdb`, :mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and
@@ -285,9 +284,8 @@ def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     start) or :func:`solver.subtrees._subtrees` (a root): ``tiles``/``pos`` show the node,
     ``rows[0]`` holds its heuristic parts, ``last`` is the move that made it (-1 at the start)
     and ``q0`` its automaton state; ``ranks`` (int64[RANKS_LEN]) is room for the children's
-    table indices. Children of the
-    node and below are generated and counted as in the serial search; the node itself is
-    not.
+    table indices. Children of the node and below are generated and counted as in the serial
+    search; the node itself is not.
 
     With a reflected pattern database the mirror lookup is made only when it can matter:
     not for a child that the regular sum already cuts off with an f no smaller than the
@@ -457,7 +455,8 @@ def no_plugin(tiles, goal):
 def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
     """:func:`_idastar` with h at least ``plug(tiles, goal)`` (a plugin heuristic in a ``max``)."""
     ctx, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
-    hp = plug(ctx[0], ctx[-1])
+    start, goal = ctx[0], ctx[-1]  # the boards, as the contour passes them to plug
+    hp = plug(start, goal)
     if hp < 0:
         return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
     return _deepen((ctx, plug, True), max(h0, hp), limits, path, bounds, iter_nodes)
