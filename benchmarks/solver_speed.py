@@ -40,7 +40,7 @@ from tilesweep.solver.batch import kernel_boards  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
 from tilesweep.solver.generators import random_walk_instance, uniform_instance  # noqa: E402
 from tilesweep.solver.geometry import neighbours64  # noqa: E402
-from tilesweep.solver.graphsearch import ASTAR, _graph_search  # noqa: E402
+from tilesweep.solver.graphsearch import ASTAR, graph_search_kernel  # noqa: E402
 from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
 from tilesweep.solver.kernels import goal_positions  # noqa: E402
 from tilesweep.solver.limits import make_limits  # noqa: E402
@@ -137,7 +137,7 @@ def numba_astar(size: int, boards: np.ndarray, general: bool = False) -> tuple[l
         no_fsm = np.zeros(4, dtype=np.int32)
 
         def call(tiles):
-            return _graph_search(ASTAR, tiles, size, goal_pos, nbr, H, limits, no_fsm, False)
+            return graph_search_kernel(H)(ASTAR, tiles, size, goal_pos, nbr, H, limits, no_fsm, False)
     call(boards[0])
     clock, seconds, out = time.process_time, 0.0, []
     for tiles in boards:

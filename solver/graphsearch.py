@@ -84,7 +84,8 @@ def _priority(f, g, seq):
 
 @kernel
 def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
-    """Run A* (``kind`` 0), BFS (1) or DFS (2) from ``tiles8``.
+    """Run A* (``kind`` 0), BFS (1) or DFS (2) from ``tiles8``, for a heuristic without
+    pattern databases (:func:`graph_search_kernel` picks this or :func:`_graph_search_pdb`).
 
     Parameters
     ----------
@@ -106,18 +107,31 @@ def _graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     path : int8[cost]     the moves found
     cost, generated, expanded, max_depth, h0 : int64
     """
-    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False)
+    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False, False)
+
+
+@kernel
+def _graph_search_pdb(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
+    """:func:`_graph_search` for a heuristic with pattern databases."""
+    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, no_plugin, False, True)
+
+
+def graph_search_kernel(H):
+    """The kernel of :func:`_graph_search` for ``H``: the one without the pattern-database
+    code when ``H`` has none (that code, never run, made the search 5-10 % slower)."""
+    return _graph_search_pdb if H.n_groups > 0 else _graph_search
 
 
 @inline_kernel
-def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug):
-    """The search of :func:`_graph_search`; with ``use_plug`` A* also calls ``plug``."""
+def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, use_plug, with_pdb):
+    """The search of :func:`_graph_search`; with ``use_plug`` A* also calls ``plug``; the
+    pattern-database code is compiled in only ``with_pdb`` (a constant of the caller)."""
     tile_cost = H.tile_cost
     scale = H.scale
     use_lc = H.use_lc
     lc_code = H.lc_code
     lc_table = H.lc_table
-    n_groups = H.n_groups
+    n_groups = H.n_groups if with_pdb else 0
     group_tiles = H.group_tiles
     group_k = H.group_k
     tables = H.tables

@@ -46,7 +46,7 @@ def idastar_plugin(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
 
 @kernel
 def graph_search_plugin(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
-    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True)
+    return graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, True, True)
 
 
 @kernel

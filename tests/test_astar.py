@@ -12,7 +12,7 @@ from tilesweep.solver import goal_tiles
 from tilesweep.solver.astar import H_LINES, H_PARTS, H_PDB, H_PER_TILE, astar_hmode
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import neighbours64
-from tilesweep.solver.graphsearch import ASTAR, _graph_search
+from tilesweep.solver.graphsearch import ASTAR, graph_search_kernel
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
 from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
@@ -47,7 +47,7 @@ def kernels(size, goal, name, limits, store=None):
     kind, packed = graph_call(ASTAR, size, goal, H, limits)
     assert kind.startswith("astar-packed")
     goal_pos, nbr = goal_positions(goal), neighbours64(size)
-    return packed, lambda tiles: _graph_search(ASTAR, tiles, size, goal_pos, nbr, H, limits, NO_FSM, False)
+    return packed, lambda tiles: graph_search_kernel(H)(ASTAR, tiles, size, goal_pos, nbr, H, limits, NO_FSM, False)
 
 
 def same(a, b):
