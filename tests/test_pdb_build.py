@@ -6,6 +6,7 @@ import pytest
 from naive_pdb import naive_table, true_distances
 from tilesweep.pdb_store import bits, build_table
 from tilesweep.pdb_store.bfs import UNREACHED, _prefix_digits, _replace_tiles, _step, place_prefix
+from tilesweep.pdb_store.build import huge_array
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.errors import InvalidBoardError
 from tilesweep.solver.heuristics import PARTITIONS, partition_groups
@@ -214,3 +215,15 @@ def test_bit_gathers_agree_with_a_naive_loop():
         for extract, deposit in ways:
             assert extract(np.int64(value), np.int64(mask)) == packed
             assert deposit(np.int64(value), np.int64(mask)) == spread
+
+
+@pytest.mark.parametrize("count, dtype, fill", [(10, np.uint8, UNREACHED), (3 << 20, np.uint8, UNREACHED),
+                                                (3 << 20, np.uint16, 0), (1 << 20, np.uint64, 7)])
+def test_huge_array_is_a_writable_filled_array(count, dtype, fill):
+    """The build's arrays (over 2 MB in pages of 2 MB where the kernel offers them) hold
+    what np.full would and take writes like it."""
+    array = huge_array(count, dtype, fill)
+    assert array.dtype == dtype and array.shape == (count,) and array.flags.writeable
+    assert np.array_equal(array, np.full(count, fill, dtype=dtype))
+    array[count - 1] = 1
+    assert int(array[count - 1]) == 1
