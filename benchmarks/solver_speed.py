@@ -134,10 +134,10 @@ def numba_astar(size: int, boards: np.ndarray, general: bool = False) -> tuple[l
     _, call = graph_call(ASTAR, size, goal, H, limits)
     if general:
         goal_pos, nbr = goal_positions(goal), neighbours64(size)
-        no_fsm = np.zeros(4, dtype=np.int32)
+        no_fsm, search = np.zeros(4, dtype=np.int32), graph_search_kernel(H)
 
         def call(tiles):
-            return graph_search_kernel(H)(ASTAR, tiles, size, goal_pos, nbr, H, limits, no_fsm, False)
+            return search(ASTAR, tiles, size, goal_pos, nbr, H, limits, no_fsm, False)
     call(boards[0])
     clock, seconds, out = time.process_time, 0.0, []
     for tiles in boards:

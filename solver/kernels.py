@@ -20,7 +20,7 @@ import numpy as np
 from .astar import ASTAR_KERNELS, HMODE_NAMES, astar_hmode, astar_tables
 from .batch_kernels import ASTAR_BOARDS, _idastar_tiles_boards
 from .geometry import neighbours, neighbours64
-from .graphsearch import ASTAR, BFS, DFS, graph_search_kernel
+from .graphsearch import ASTAR, BFS, DFS, _graph_search_pdb, graph_search_kernel
 from .heuristics import PluginHeuristic
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .idastar import _idastar, _idastar_tiles
@@ -251,7 +251,7 @@ def _graph_call(x: KernelInputs):
     H, kind, (fsm, use_fsm) = x.H, GRAPH_KINDS[x.algorithm], _fsm(x, "strict")
     goal_pos, nbr = goal_positions(x.goal), neighbours64(x.size)
     search = graph_search_kernel(H)
-    variant = "pdb" if H.n_groups > 0 else ""
+    variant = "pdb" if search is _graph_search_pdb else ""
     return variant, lambda tiles: search(kind, tiles, x.size, goal_pos, nbr, H, x.limits, fsm, use_fsm)
 
 
