@@ -173,7 +173,9 @@ def _discover(moves, n, marks, table, depth, geometry, coming):
             if before == 0:  # the placement's first blank region: its PDB value
                 table[target] = depth + 1
                 filled += 1
-            coming[target // chunk_ranks] = 1  # a plain store: racing threads store the same
+            chunk = target // chunk_ranks
+            if coming[chunk] == 0:  # read first: most are set, and a store would take the
+                coming[chunk] = 1   # line from the other cores' caches (racing stores agree)
             found += 1
     return found, filled
 
