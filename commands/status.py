@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from tilesweep.commands.options import TableOrJsonOpt
 from tilesweep.solver.errors import InvalidOptionError
 
 CANCEL_SECONDS = 120.0  # a client closing its cluster (cancelling Slurm jobs) takes seconds
+TERM_SECONDS = 10.0  # then, after SIGTERM, for the process to end
 
 
 def sweep_folders(sweeps: list[str], out: str) -> list[Path]:
@@ -32,9 +32,9 @@ def sweep_folders(sweeps: list[str], out: str) -> list[Path]:
 
 
 def dashboard(folder: Path) -> str | None:
-    """The Dask dashboard of the run holding the sweep's lock, if it noted one."""
-    from tilesweep.jobs.lock import running_run
-    return (running_run(folder) or {}).get("dashboard")
+    """The Dask dashboard of the run holding the sweep's lock, if it noted one on loopback."""
+    from tilesweep.jobs.lock import running_dashboard
+    return running_dashboard(folder)
 
 
 def describe(folder: Path) -> dict:
@@ -118,18 +118,50 @@ def cancel(
 
     Example: tilesweep cancel sweeps/NAME
     """
-    from tilesweep.jobs.client import alive, mark_cancelled, read_client
+    from tilesweep.jobs.client import read_client
+    from tilesweep.jobs.process import not_running, send_signal, wait_for_end
 
     folder = run_guarded(lambda: sweep_folders([sweep], "."))[0]
     record = read_client(folder)
-    if not alive(record):
-        typer.echo(f"error: sweep {sweep!r} has no running client on this host; nothing to cancel", err=True)
+    why = not_running(record)
+    if why is not None:
+        typer.echo(f"error: sweep {sweep!r} has no running client on this host ({why}); nothing to cancel", err=True)
         raise typer.Exit(1)
-    mark_cancelled(folder, record)
-    os.kill(int(record["pid"]), signal.SIGINT)
-    deadline = time.monotonic() + CANCEL_SECONDS
-    while alive(record) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if alive(record):
-        os.kill(int(record["pid"]), signal.SIGTERM)
-    typer.echo(f"cancelled {folder}; what was written is kept, resume with:\n  {record['command']}")
+    pid = record["pid"]
+    start = time.monotonic()
+    _interrupt(folder, record)
+    typer.echo(f"waiting for pid {pid} (client of sweep {str(folder)!r}) to close its cluster and end, "
+               f"up to {CANCEL_SECONDS:g} s", err=True)
+    if wait_for_end(record, CANCEL_SECONDS):
+        how = f"ended after {time.monotonic() - start:.1f} s"
+    else:
+        send_signal(record, signal.SIGTERM)
+        if not wait_for_end(record, TERM_SECONDS):
+            typer.echo(f"error: pid {pid} (client of sweep {str(folder)!r}) still runs {CANCEL_SECONDS:g} s after "
+                       f"SIGINT and {TERM_SECONDS:g} s after SIGTERM; stop it with: kill -KILL {pid}", err=True)
+            raise typer.Exit(1)
+        how = f"did not end within {CANCEL_SECONDS:g} s of SIGINT and ended on SIGTERM"
+    typer.echo(f"cancelled {folder}: its client (pid {pid}) {how}; what was written is kept, resume with:\n"
+               f"  {record['command']}")
+
+
+def _interrupt(folder: Path, record: dict) -> None:
+    """Mark the client's record cancelled, then send the client SIGINT (its Ctrl-C); when the
+    signal cannot be sent, put the record back and end with one line (exit 1)."""
+    from tilesweep.jobs.client import RECORD, mark_cancelled
+    from tilesweep.jobs.parts import write_json
+    from tilesweep.jobs.process import send_signal
+
+    try:
+        mark_cancelled(folder, record)  # first, so that status never shows the stopped client as interrupted
+        if send_signal(record, signal.SIGINT):
+            return
+        why = "ended before it could be signalled"
+    except PermissionError:
+        why = "belongs to another user (or its folder is not writable); only its owner can cancel it"
+    try:
+        write_json(folder / RECORD, record)
+    except PermissionError:
+        pass  # never marked
+    typer.echo(f"error: the client of sweep {str(folder)!r} (pid {record['pid']}) {why}", err=True)
+    raise typer.Exit(1)

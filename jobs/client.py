@@ -1,9 +1,10 @@
 """A sweep's client: its record and the sweep's state.
 
-``client.json`` beside ``sweep.json`` holds the pid, host, start time and command of the
-process that runs (or last ran) the sweep's chunks, and its log when it was detached
-(``sweep --detach``). A sweep's state is read from it and from the parts on disk:
-``finished`` (every chunk saved), ``running`` (its client is alive), ``cancelled``
+``client.json`` beside ``sweep.json`` holds the identity (:mod:`.process`: pid, host, boot and
+the process's start time), start and command of the process that runs (or last ran) the
+sweep's chunks, and its log when it was detached (``sweep --detach``). A sweep's state is read
+from it and from the parts on disk: ``finished`` (every chunk saved), ``running`` (its client
+is alive: that very process, never a later one given its pid), ``cancelled``
 (``tilesweep cancel`` stopped it), ``interrupted`` (its client is gone before the end),
 ``planned`` (nothing started yet).
 """
@@ -12,27 +13,27 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .parts import write_json
+from .process import identity, not_running
 
 RECORD = "client.json"
 LOG = "client.log"
 
 
 def record_client(folder: Path, pid: int, command: str, log: str | None = LOG) -> None:
-    write_json(Path(folder) / RECORD, {"pid": pid, "host": platform.node(), "command": command, "log": log,
+    write_json(Path(folder) / RECORD, {**identity(pid), "command": command, "log": log,
                                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
 
 
 def record_this_client(folder: Path, command: str) -> None:
     """Record this process as the sweep's client, unless it is the detached client its
-    parent recorded already (same pid and host: that record names its log)."""
+    parent recorded already (this very process: that record names its log)."""
     record = read_client(folder)
-    if record and record.get("pid") == os.getpid() and record.get("host") == platform.node():
+    if record and record.get("pid") == os.getpid() and not_running(record) is None:
         return
     record_client(folder, os.getpid(), command, log=None)
 
@@ -50,17 +51,7 @@ def mark_cancelled(folder: Path, record: dict) -> None:
 
 def alive(record: dict | None) -> bool:
     """Whether the recorded client still runs (only this host's processes can be seen)."""
-    if not record or record.get("host") != platform.node():
-        return False
-    try:
-        os.kill(int(record["pid"]), 0)
-    except (OSError, ValueError, KeyError):
-        return False
-    try:  # a zombie (exited, not yet reaped by its parent) has finished
-        with open(f"/proc/{int(record['pid'])}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
+    return not_running(record) is None
 
 
 def state(chunks_done: int, chunks_total: int, folder: Path) -> tuple[str, dict | None]:

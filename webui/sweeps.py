@@ -9,7 +9,7 @@ from pathlib import Path
 from tornado.web import HTTPError
 
 from tilesweep.jobs.client import state as run_state
-from tilesweep.jobs.lock import running_run
+from tilesweep.jobs.lock import running_dashboard
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, list_sweeps, sweep_state
 from tilesweep.jobs.summary import BASELINE_COLUMNS, format_summary, summarize
 
@@ -64,6 +64,5 @@ def detail(folder: Path, baseline: str | None = None) -> dict:
     out["report"] = f"/files/{folder.name}/{REPORT_FILE}" if (folder / REPORT_FILE).is_file() else None
     out["heuristics"] = list(state.spec.heuristics) if state.spec else []
     out["baseline_columns"] = list(BASELINE_COLUMNS)
-    run = None if state.complete else running_run(folder)
-    out["dashboard"] = run.get("dashboard") if run else None
+    out["dashboard"] = None if state.complete else running_dashboard(folder)
     return out

@@ -29,10 +29,21 @@ function summaryTable(rows, baselineColumns = []) {
                           isText[c] ? row[c] : fmtNum(row[c]))))));
 }
 
+// The server sends only such addresses (jobs/lock.py); a page never links anything else from a file.
+function loopbackHttp(address) {
+  try {
+    const url = new URL(address);
+    return ["http:", "https:"].includes(url.protocol) && !url.username && !url.password &&
+      (url.hostname === "localhost" || url.hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
 function links(sweep) {
   const holder = document.getElementById("links");
   holder.replaceChildren();
-  if (sweep.dashboard) {
+  if (sweep.dashboard && loopbackHttp(sweep.dashboard)) {
     holder.append(el("a", {href: sweep.dashboard, id: "dashboard", target: "_blank", rel: "noopener"},
                      "Dask dashboard (while the sweep runs)"), " · ");
   }
