@@ -139,9 +139,9 @@ def test_deleting_the_lock_file_does_not_let_a_second_run_start(tmp_path):
     try:
         (spec.folder / LOCK_FILE).unlink()
         second = cli(*spec.command().split()[1:], "--scheduler", "tcp://127.0.0.1:9", timeout=120)
-        assert second.returncode == 1, second
-        [line] = second.stderr.splitlines()
-        assert line.startswith(f"error: sweep 'once' in {str(tmp_path)!r} is already running"), line
+        refusal = f"error: sweep 'once' in {str(tmp_path)!r} is already running"
+        assert second.returncode == 1 and second.stderr.startswith(refusal), second.stderr
+        assert len(second.stderr.splitlines()) == 1, second.stderr
     finally:
         first.kill()
         first.wait()
