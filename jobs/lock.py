@@ -66,7 +66,7 @@ def loopback_http(url) -> bool:
         return True
     try:
         return ipaddress.ip_address(match.group(1).strip("[]")).is_loopback
-    except ValueError:  # 127.1, 127.0.0.300: not an address as Python (and a page) read it
+    except ValueError:  # short forms (127.1) and parts above 255: refused
         return False
 
 

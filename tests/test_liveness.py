@@ -15,11 +15,14 @@ import sys
 
 import pytest
 
+from browser import require_chromium
+from polling import wait_for
 from program import CLI
 from tilesweep.jobs.lock import LOCK_FILE
+from tilesweep.jobs.report.export import chromium_driver
 from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import prepare
-from webui_server import Server, request
+from webui_server import ARTIFACTS, Server, request
 
 SPEC = dict(size=3, count=12, seed=7, algorithms=("astar",), heuristics=("manhattan",), chunk_size=4)
 LOOPBACK_DASHBOARD = "http://127.0.0.1:8787/status"
@@ -165,6 +168,33 @@ def test_a_dashboard_is_shown_and_linked_only_on_loopback(tmp_path):
         table = cli("status", "--out", tmp_path).stdout
         assert table.count("dashboard:") == 1 and f"  dashboard: {LOOPBACK_DASHBOARD}" in table, table
         assert all(address not in table for address in FOREIGN_DASHBOARDS), table
+    finally:
+        server.stop()
+        for run in runs:
+            run.kill()
+            run.wait()
+
+
+@pytest.mark.browser
+def test_the_sweep_page_links_a_dashboard_only_on_loopback(tmp_path):
+    require_chromium()
+    runs = [start_run(new_sweep(tmp_path, name).folder, dashboard)
+            for name, dashboard in (("loopback", LOOPBACK_DASHBOARD), ("foreign", FOREIGN_DASHBOARDS[0]))]
+    server = Server(tmp_path, tmp_path / "store")
+    try:
+        with chromium_driver(1280, 900) as driver:
+            driver.get(server.url + "/sweeps/loopback")
+            link = wait_for(lambda: driver.find_elements("id", "dashboard"), 60, "the dashboard link")[0]
+            assert link.get_attribute("href") == LOOPBACK_DASHBOARD
+            driver.get(server.url + "/sweeps/foreign")
+            wait_for(lambda: driver.execute_script("return document.body.dataset.ready") == "true", 60, "the page")
+            assert driver.find_elements("id", "dashboard") == []
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(ARTIFACTS / "sweep-foreign-dashboard.png"))
+            # the page's own rule, for whatever address a server might send
+            check = "return loopbackHttp(arguments[0])"
+            assert driver.execute_script(check, LOOPBACK_DASHBOARD) is True
+            assert [driver.execute_script(check, address) for address in FOREIGN_DASHBOARDS] == [False] * 3
     finally:
         server.stop()
         for run in runs:
