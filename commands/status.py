@@ -141,6 +141,9 @@ def cancel(
                        f"SIGINT and {TERM_SECONDS:g} s after SIGTERM; stop it with: kill -KILL {pid}", err=True)
             raise typer.Exit(1)
         how = f"did not end within {CANCEL_SECONDS:g} s of SIGINT and ended on SIGTERM"
+    if run_guarded(lambda: describe(folder))["state"] == "finished":  # its last chunk came first
+        typer.echo(f"{folder}: its client (pid {pid}) {how}, with every chunk saved: the sweep finished")
+        return
     typer.echo(f"cancelled {folder}: its client (pid {pid}) {how}; what was written is kept, resume with:\n"
                f"  {record['command']}")
 

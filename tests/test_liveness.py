@@ -10,6 +10,7 @@ that client's records as pid reuse leaves them.
 """
 
 import json
+import re
 import subprocess
 import sys
 
@@ -18,6 +19,7 @@ import pytest
 from browser import require_chromium
 from polling import wait_for
 from program import CLI
+from sweeps_local import local_sweep
 from tilesweep.jobs.lock import LOCK_FILE
 from tilesweep.jobs.report.export import chromium_driver
 from tilesweep.jobs.spec import build_spec
@@ -134,6 +136,21 @@ def test_cancel_stops_the_sweeps_own_client_and_says_what_it_waited_for(tmp_path
     assert done.stdout.startswith(f"cancelled {folder}: its client (pid {run.pid}) ended after "), done.stdout
     assert done.stdout.splitlines()[-1] == f"  tilesweep sweep --name {folder.name}"
     assert status(folder)["state"] == "cancelled"
+
+
+def test_cancel_says_so_when_the_sweep_finished_before_its_client_ended(tmp_path):
+    folder = local_sweep(tmp_path, "done", **SPEC)  # every chunk saved; its client still runs
+    run = start_run(folder)
+    try:
+        done = cli("cancel", folder)
+        assert run.wait(timeout=30) == 130
+    finally:
+        run.kill()
+        run.wait()
+    assert done.returncode == 0, done.stderr
+    said = rf"{re.escape(str(folder))}: its client \(pid {run.pid}\) ended after [0-9.]+ s, with every chunk saved: "
+    assert re.fullmatch(said + "the sweep finished\n", done.stdout), done.stdout
+    assert status(folder)["state"] == "finished"
 
 
 def test_deleting_the_lock_file_does_not_let_a_second_run_start(tmp_path):
