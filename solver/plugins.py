@@ -108,11 +108,29 @@ def _compiled(function):
 
 def ensure(sources) -> None:
     """Register each ``(name, sha256, source)`` whose plugin this process lacks or has
-    another version of (a worker receiving a sweep's plugins)."""
+    another version of (a worker receiving a sweep's plugins), each source only once
+    :func:`check_recorded` has found it to be the version recorded."""
     for name, sha, source in sources:
         known = _PLUGINS.get(name)
         if known is None or known.sha256 != sha:
+            check_recorded([(name, sha, source)])
             register(source, f"<plugin {name}>")
+
+
+def check_recorded(sources) -> None:
+    """Refuse any ``(name, sha256, source)`` whose source is not the one its sha256 names.
+
+    Stored source (a spec's, a task's) runs only as the version that was recorded: a spec
+    read from a sweep folder may come from someone else, and its text could have been
+    edited with the recorded hash left as it was. Nothing is run here.
+    """
+    for name, sha, source in sources:
+        actual = source_sha256(source) if isinstance(source, str) else None
+        if actual != sha:
+            raise PluginError(f"the stored source of heuristic {PREFIX + name!r} is not the version recorded "
+                              f"(recorded sha256 {str(sha)[:12]}, the stored source's "
+                              f"{(actual or 'none')[:12]}): it was altered and is not run; expected the "
+                              "source the sweep recorded")
 
 
 def names() -> list[str]:
