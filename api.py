@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tilesweep.jobs.options import RUN_KEYS, RunOptions, SweepOptions, check_cluster, parse_options
-from tilesweep.jobs.plugins import load_files
+from tilesweep.jobs.plugins import ensure as ensure_plugins, load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
 from tilesweep.jobs.spec import SweepSpec, build_spec
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
@@ -172,6 +172,7 @@ class Sweep:
 
         run = self._where(where)
         spec = self.spec
+        ensure_plugins(spec.plugins)  # a spec read from its folder: each recorded plugin version, checked
         check_store(spec, run.store)
         with prepare(spec, retry_errors) as plan:
             if plan.pending:
