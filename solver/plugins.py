@@ -191,6 +191,10 @@ def _typing_message(err: BaseException) -> str:
     return f"{lines[0]}: {cause}" if lines and cause else _first_line(err)
 
 
+def _text(tiles: np.ndarray) -> str:
+    return " ".join(map(str, tiles.tolist()))
+
+
 def negative_message(heuristic: str, board: str | None = None, value: int | None = None) -> str:
     """The one line for a plugin heuristic that returned a negative h (``board``, ``value``
     when known)."""
@@ -205,18 +209,17 @@ def board_error(names, boards: np.ndarray, goal: np.ndarray) -> PluginError:
     tiles = np.empty(boards.shape[1], dtype=np.int64)
     for row in boards:
         tiles[:] = row
-        text = " ".join(map(str, tiles.tolist()))
         for name in names:
             try:
                 value = int(_PLUGINS[name].function(tiles, goal))
             except Exception as err:  # noqa: BLE001 - the user's code, reported in one line
-                return PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} on board {text!r}: "
-                                   f"{_first_line(err)}")
+                return PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} on board "
+                                   f"{_text(tiles)!r}: {_first_line(err)}")
             if value < 0:
-                return PluginError(negative_message(PREFIX + name, text, value))
-    named = ", ".join(PREFIX + name for name in names)
-    return PluginError(f"heuristic {named} failed on a board of {len(boards):,} but not when each was tried "
-                       "again; expected a function of the board alone")
+                return PluginError(negative_message(PREFIX + name, _text(tiles), value))
+    named = " or ".join(repr(PREFIX + name) for name in names)
+    return PluginError(f"heuristic {named} failed on one of {len(boards):,} boards but on none of them tried "
+                       "again one by one; expected a function of the board alone")
 
 
 @lru_cache(maxsize=256)
