@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tilesweep.jobs.options import RUN_KEYS, RunOptions, SweepOptions, check_cluster, parse_options
-from tilesweep.jobs.plugins import load_files
+from tilesweep.jobs.plugins import ensure as ensure_plugins, load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
 from tilesweep.jobs.spec import SweepSpec, build_spec
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
 from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.plugins import negative_message
 from tilesweep.solver.solve import check_algorithm, resolve_goal
 
 # Dask and pandas load when a sweep runs or is read, not for solve_board (the CLI's solve
@@ -171,6 +172,7 @@ class Sweep:
 
         run = self._where(where)
         spec = self.spec
+        ensure_plugins(spec.plugins)  # a spec read from its folder: each recorded plugin version, checked
         check_store(spec, run.store)
         with prepare(spec, retry_errors) as plan:
             if plan.pending:
@@ -333,6 +335,5 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
     result = solve(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune,
                    cpu_time_limit=cpu_time_limit)
     if result.status_reason == "heuristic":
-        raise InvalidOptionError(f"heuristic {heuristic!r} returned a negative h on a board of this search; "
-                                 "expected h >= 0")
+        raise InvalidOptionError(negative_message(heuristic))
     return result

@@ -10,11 +10,11 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import HEURISTIC_NAMES, GoalOpt, PluginOpt, StoreOpt, TableOrJsonOpt, typed
+from tilesweep.commands.options import HEURISTIC_NAMES_AND_PLUGINS, GoalOpt, PluginOpt, StoreOpt, TableOrJsonOpt, typed
 
 
 def check_heuristic(
-    heuristic: Annotated[str, typer.Argument(help=f"The heuristic to check: {HEURISTIC_NAMES}.")],
+    heuristic: Annotated[str, typer.Argument(help=f"The heuristic to check: {HEURISTIC_NAMES_AND_PLUGINS}.")],
     size: Annotated[int, typer.Option(
         "--size", parser=typed("size"), help="Board width (3: every board against its exact distance).")] = 3,
     goal: GoalOpt = "blank-last",

@@ -232,11 +232,15 @@ def verify(
         "--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sample (default 0).")] = 0,
     store: StoreOpt = None,
+    plugin: Annotated[Optional[list[str]], typer.Option(
+        "--plugin", help="The file of a plugin heuristic the sweep used, the version it recorded (its sha256); "
+                         "repeat for several. The source stored in the sweep is never run.")] = None,
 ) -> None:
     """Solve a seeded sample of a sweep's rows again on this installation; compare status, cost, moves, nodes.
 
     Rows whose outcome depends on the machine (timeout, error, a memory budget) are left out.
-    Exit 1 when any row differs, naming each.
+    Exit 1 when any row differs, naming each. A sweep of plugin heuristics needs each
+    plugin's file (--plugin FILE) whose sha256 is the one the sweep recorded.
 
     Example: tilesweep verify sweeps/NAME --sample 200
     """
@@ -250,7 +254,7 @@ def verify(
         if len(sweeps) != 1 or not sweeps[0].paths:
             raise InvalidOptionError(f"sweep {sweep!r} is not one sweep with results; expected OUT/NAME of a sweep "
                                      "that has written parts")
-        return recheck(sweeps[0].folder, sample or None, seed, store)
+        return recheck(sweeps[0].folder, sample or None, seed, store, plugin or ())
 
     found = run_guarded(action)
     for line in found.differences:

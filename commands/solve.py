@@ -9,7 +9,7 @@ import typer
 
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
-    HEURISTIC_NAMES,
+    HEURISTIC_NAMES_AND_PLUGINS,
     CpuTimeLimitOpt,
     GoalOpt,
     MaxMemoryOpt,
@@ -88,7 +88,7 @@ def solve(
     size: SizeOpt = None,
     goal: GoalOpt = "blank-last",
     algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="astar, idastar, bfs or dfs.")] = "idastar",
-    heuristic: Annotated[str, typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES}.")] = "manhattan",
+    heuristic: Annotated[str, typer.Option("--heuristic", "-H", help=f"{HEURISTIC_NAMES_AND_PLUGINS}.")] = "manhattan",
     store: StoreOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,

@@ -15,7 +15,7 @@ import typer
 
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
-    HEURISTIC_NAMES,
+    HEURISTIC_NAMES_AND_PLUGINS,
     CpuTimeLimitOpt,
     FormatOpt,
     MaxMemoryOpt,
@@ -59,7 +59,7 @@ def sweep(
     algorithm: Annotated[Optional[list[str]], typer.Option(
         "--algorithm", "-a", help="astar, idastar, bfs, dfs; repeat for several.")] = None,
     heuristic: Annotated[Optional[list[str]], typer.Option(
-        "--heuristic", "-H", help=f"{HEURISTIC_NAMES}; repeat for several (all pairs run).")] = None,
+        "--heuristic", "-H", help=f"{HEURISTIC_NAMES_AND_PLUGINS}; repeat for several (all pairs run).")] = None,
     out: Annotated[Optional[str], typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="Sweep name (default derived from the spec).")] = None,
     store: StoreOpt = None,
@@ -87,7 +87,7 @@ def sweep(
     cluster: Annotated[Optional[str], typer.Option(
         "--cluster", parser=typed("cluster"),
         help="local (default) or slurm (pbs, sge): workers as batch jobs through dask-jobqueue (pip install "
-             "'tilesweep[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
+             "'tilesweep\\[hpc]'), set up by Dask's jobqueue.yaml.")] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", parser=typed("jobs"), help="Batch jobs of workers to keep (--cluster slurm; default 1).")] = None,
     max_jobs: Annotated[Optional[int], typer.Option(

@@ -47,22 +47,25 @@ def sample(rows: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
     return rows.iloc[picked]
 
 
-def recheck(folder: Path, n: int | None, seed: int, store: str | None) -> Recheck:
-    """Solve ``n`` of the sweep's reproducible rows again (seeded) and compare them."""
+def recheck(folder: Path, n: int | None, seed: int, store: str | None, plugin_files=()) -> Recheck:
+    """Solve ``n`` of the sweep's reproducible rows again (seeded) and compare them.
+
+    The sweep's plugin heuristics run from ``plugin_files``, each the version the sweep
+    recorded, never from the source stored in the sweep (whoever handed it over)."""
     from tilesweep.pdb_store import open_store, tables_for
     from tilesweep.solver.heuristics import parse_heuristic
 
-    from .plugins import ensure as ensure_plugins
+    from .plugins import load_recorded_files
     from .results import load_results
     from .work import ChunkJob, solve_one
 
     spec = SweepSpec.from_json((Path(folder) / "sweep.json").read_text())
+    plugins = load_recorded_files(plugin_files, spec.plugins)
     rows = load_results(folder)
     keep = reproducible(rows)
     picked = sample(rows[keep], n, seed)
-    ensure_plugins(spec.plugins)
     job = ChunkJob(spec.name, 0, spec.size, spec.goal_tuple, spec.combos, spec.max_nodes, (), None, None,
-                   spec.prune, plugins=spec.plugins)
+                   spec.prune, plugins=plugins)
     opened = open_store(store)
     tables = {}
 

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from .lock import SweepLock
 from .parts import check_folder, open_sweep_folder, remove_leftovers, write_part, write_summary
+from .plugins import check_recorded
 from .resume import done_chunks, repair
 from .spec import SweepSpec
 from .verify import verify_sweep
@@ -61,6 +62,7 @@ def prepare(spec: SweepSpec, retry_errors: bool = False) -> Plan:
     ``retry_errors``, chunks whose parts hold ``error`` rows run again). The plan holds the
     sweep's lock (:class:`~.lock.SweepBusyError` if another run holds it) until released."""
     check_folder(spec.folder, "--out")
+    check_recorded(spec.plugins)  # a spec read from a folder (a resume) runs only recorded plugin code
     lock = SweepLock(spec.folder, spec.name)
     try:
         open_sweep_folder(spec)

@@ -20,7 +20,7 @@ import pyarrow as pa
 from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards, tiles_texts
 from tilesweep.solver.board import Board, goal_label
 from tilesweep.solver.heuristics import parse_heuristic
-from tilesweep.solver.plugins import PREFIX as PLUGIN_PREFIX
+from tilesweep.solver.plugins import PREFIX as PLUGIN_PREFIX, negative_message
 from tilesweep.solver.solve import solve
 
 from .instances import InstanceRange, file_boards
@@ -114,6 +114,8 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
         row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
                     job.max_memory or max_memory, job.prune, split, job.cpu_time_limit).to_dict()
         row["max_nodes"] = job.max_nodes
+        if row["status_reason"] == "heuristic":  # the search stopped at a plugin's negative h
+            row["error"] = negative_message(heuristic)
     # The task boundary: a solve that raises, whatever the cause, becomes its row's
     # status error (the message kept), and the chunk goes on; a sweep never dies of one board.
     except Exception as err:  # noqa: BLE001

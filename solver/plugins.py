@@ -108,11 +108,29 @@ def _compiled(function):
 
 def ensure(sources) -> None:
     """Register each ``(name, sha256, source)`` whose plugin this process lacks or has
-    another version of (a worker receiving a sweep's plugins)."""
+    another version of (a worker receiving a sweep's plugins), each source only once
+    :func:`check_recorded` has found it to be the version recorded."""
     for name, sha, source in sources:
         known = _PLUGINS.get(name)
         if known is None or known.sha256 != sha:
+            check_recorded([(name, sha, source)])
             register(source, f"<plugin {name}>")
+
+
+def check_recorded(sources) -> None:
+    """Refuse any ``(name, sha256, source)`` whose source is not the one its sha256 names.
+
+    Stored source (a spec's, a task's) runs only as the version that was recorded: a spec
+    read from a sweep folder may come from someone else, and its text could have been
+    edited with the recorded hash left as it was. Nothing is run here.
+    """
+    for name, sha, source in sources:
+        actual = source_sha256(source) if isinstance(source, str) else None
+        if actual != sha:
+            raise PluginError(f"the stored source of heuristic {PREFIX + name!r} is not the version recorded "
+                              f"(recorded sha256 {str(sha)[:12]}, the stored source's "
+                              f"{(actual or 'none')[:12]}): it was altered and is not run; expected the "
+                              "source the sweep recorded")
 
 
 def names() -> list[str]:
@@ -164,6 +182,46 @@ def _first_line(err: BaseException) -> str:
     return lines[0] if lines else type(err).__name__
 
 
+def _typing_message(err: BaseException) -> str:
+    """numba's typing error in one line: its first line names only the compiler's step
+    ("Failed in nopython mode pipeline ..."), the next the cause (e.g. ``NameError: name
+    'x' is not defined``); both are kept, the source excerpt and numba's "During:" trail not."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    cause = next((line for line in lines[1:] if not line.startswith(("During:", "File ", "Failed in "))), None)
+    return f"{lines[0]}: {cause}" if lines and cause else _first_line(err)
+
+
+def _text(tiles: np.ndarray) -> str:
+    return " ".join(map(str, tiles.tolist()))
+
+
+def negative_message(heuristic: str, board: str | None = None, value: int | None = None) -> str:
+    """The one line for a plugin heuristic that returned a negative h (``board``, ``value``
+    when known)."""
+    where = f" ({value}) on board {board!r}" if board is not None else " on a board of this search"
+    return f"heuristic {heuristic!r} returned a negative h{where}; expected h >= 0"
+
+
+def board_error(names, boards: np.ndarray, goal: np.ndarray) -> PluginError:
+    """The first board of ``boards`` (int8[M, N]) on which one of the plugins ``names``
+    raises or returns a negative h, as one line naming the plugin and the board (a batch
+    that failed in a kernel does not say which board did)."""
+    tiles = np.empty(boards.shape[1], dtype=np.int64)
+    for row in boards:
+        tiles[:] = row
+        for name in names:
+            try:
+                value = int(_PLUGINS[name].function(tiles, goal))
+            except Exception as err:  # noqa: BLE001 - the user's code, reported in one line
+                return PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} on board "
+                                   f"{_text(tiles)!r}: {_first_line(err)}")
+            if value < 0:
+                return PluginError(negative_message(PREFIX + name, _text(tiles), value))
+    named = " or ".join(repr(PREFIX + name) for name in names)
+    return PluginError(f"heuristic {named} failed on one of {len(boards):,} boards but on none of them tried "
+                       "again one by one; expected a function of the board alone")
+
+
 @lru_cache(maxsize=256)
 def _checked(name: str, sha: str, goal: tuple[int, ...]) -> None:
     p = _PLUGINS[name]
@@ -172,7 +230,7 @@ def _checked(name: str, sha: str, goal: tuple[int, ...]) -> None:
         value = p.function(board, board.copy())
     except numba.core.errors.TypingError as err:
         raise PluginError(f"heuristic {PREFIX + name!r} does not compile for int64 boards: "
-                          f"{_first_line(err)}") from None
+                          f"{_typing_message(err)}") from None
     except Exception as err:  # noqa: BLE001
         raise PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} at the goal: "
                           f"{_first_line(err)}") from None
@@ -206,7 +264,7 @@ def _check_step(name: str, p: Plugin, goal: np.ndarray) -> None:
             stepped = p.step(tiles, goal, h, tile, source, blank)
         except numba.core.errors.TypingError as err:
             raise PluginError(f"incremental form of heuristic {PREFIX + name!r} does not compile for "
-                              f"int64 boards and integers: {_first_line(err)}") from None
+                              f"int64 boards and integers: {_typing_message(err)}") from None
         except Exception as err:  # noqa: BLE001
             raise PluginError(f"incremental form of heuristic {PREFIX + name!r} raised {type(err).__name__}: "
                               f"{_first_line(err)}") from None

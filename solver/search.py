@@ -13,6 +13,7 @@ from .hstate import HS_LEN, h_init, h_many
 from .kernels import GRAPH_KINDS, KernelInputs, pick, positions, warm
 from .limits import finished_late
 from .plugin_kernels import plugin_kernels
+from .plugins import board_error
 from .status import SOLVED, outcome
 
 
@@ -27,10 +28,22 @@ def heuristic_of(board, goal, H) -> int:
 
 
 def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
-    """h of each row of ``boards`` (int8[M, N]): int64[M]."""
+    """h of each row of ``boards`` (int8[M, N]): int64[M]. A plugin that raises or returns
+    a negative h on one of them is :class:`~.plugins.PluginError` naming it and the board,
+    as a search refuses it (a negative value is never clamped to 0 here)."""
     if isinstance(H, PluginHeuristic):
-        return np.maximum(h_many(boards, size, H.base), plugin_kernels(H.plugins).plugin_values(boards, H.goal))
+        return np.maximum(h_many(boards, size, H.base), _plugin_values(boards, H))
     return h_many(boards, size, H)
+
+
+def _plugin_values(boards: np.ndarray, H: PluginHeuristic) -> np.ndarray:
+    try:
+        values = plugin_kernels(H.plugins).plugin_values(boards, H.goal)
+        if values.min(initial=0) >= 0:
+            return values
+    except Exception:  # noqa: BLE001, S110 - the user's code raised inside the kernel: board_error finds where
+        pass
+    raise board_error([name for name, _ in H.plugins], boards, H.goal)
 
 
 _MOVE_LETTERS = bytes.maketrans(bytes(range(len(MOVES))), MOVES.encode())

@@ -127,3 +127,26 @@ def test_heuristic_names_in_the_help(path):
     for size in PARTITIONS:
         assert set(heuristic_names(size)) - {n for n in heuristic_names(size) if n.endswith("+reflect")} <= words
     assert "+reflect" in row and "max(A,B,...)" in row
+
+
+def flat_help(*path) -> str:
+    """A command's help as one line of words (the table's borders and wrapping taken out)."""
+    return " ".join(invoke(*path, "--help").output.replace("│", " ").split())
+
+
+TAKE_A_PLUGIN = [path for path, command in commands()
+                 if any("--plugin" in getattr(p, "opts", ()) for p in command.params)
+                 and any(p.name == "heuristic" for p in command.params)]
+
+
+def test_the_commands_that_take_a_plugin_and_a_heuristic_are_found():
+    assert {("solve",), ("sweep",), ("check-heuristic",)} <= set(TAKE_A_PLUGIN)
+
+
+@pytest.mark.parametrize("path", TAKE_A_PLUGIN, ids=" ".join)
+def test_plugin_heuristics_are_in_the_heuristic_list(path):
+    assert "max(A,B,...) of any of them; plugin:NAME, a heuristic of a --plugin file" in flat_help(*path)
+
+
+def test_square_brackets_in_help_are_printed():
+    assert "(pip install 'tilesweep[hpc]')" in flat_help("sweep")

@@ -177,3 +177,42 @@ def test_the_command_runs_as_written(command, scratch):
     folder, env = scratch
     code, stderr = run(args_of(command), folder, env)
     assert code == 0, f"{command}\n{stderr[-2000:]}"
+
+
+PLUGIN_DOCS = ROOT / "docs" / "plugins.md"
+
+
+def plugin_examples():
+    """Every ``python`` block of docs/plugins.md: each is a whole plugin file."""
+    for language, start, lines in fenced_blocks(PLUGIN_DOCS):
+        if language == "python":
+            yield pytest.param("\n".join(lines) + "\n", id=f"{PLUGIN_DOCS.relative_to(ROOT)}:{start}")
+
+
+def test_the_plugin_docs_have_examples():
+    assert len(list(plugin_examples())) >= 2
+
+
+@pytest.mark.parametrize("source", list(plugin_examples()))
+def test_the_plugin_examples_serve_as_written(source, tmp_path):
+    """Each example file loads, passes the checks every search makes first (an integer h, 0 at
+    the goal, an incremental form equal to the full-board one along a walk) and solves a
+    board to the optimal cost with IDA*."""
+    from tilesweep.jobs.plugins import load_files
+    from tilesweep.solver import Board, solve
+    from tilesweep.solver.board import goal_tiles
+    from tilesweep.solver.plugins import checked
+
+    (tmp_path / "example.py").write_text(source)
+    names = load_files([tmp_path / "example.py"])
+    assert names
+    board = Board.parse("1 2 3 4 5 6 0 7 8")  # two moves from the goal
+    for name in names:
+        checked(name, goal_tiles("blank-last", 3))
+        found = solve(board, "blank-last", "idastar", f"plugin:{name}")
+        assert (found.status, found.cost) == ("solved", 2), name
+
+
+def test_the_readme_lists_every_document():
+    listed = set(re.findall(r"^- \[docs/([\w-]+\.md)\]", (ROOT / "README.md").read_text(), re.M))
+    assert listed == {path.name for path in (ROOT / "docs").glob("*.md")}

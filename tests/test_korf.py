@@ -51,3 +51,15 @@ def test_instance_1_node_count(korf100):
     result = solve(Board(korf100[1], 4), "blank-first", "idastar", "manhattan")
     assert result.cost == 57
     assert result.nodes_generated == 276_361_933
+
+
+@pytest.mark.slow
+def test_instance_98_counts_the_published_nodes(korf100):
+    """#98's figure in the bundled table is Table 1's 183,526,883, read from two transcriptions
+    (a copy of the table once gave 103,526,883, one digit off): tilesweep counts the same."""
+    from tilesweep.jobs.published import published_figures
+    from tilesweep.jobs.sources import KORF100
+
+    published = published_figures(KORF100)[98]
+    result = solve(Board(korf100[98], 4), "blank-first", "idastar", "manhattan")
+    assert (result.cost, result.nodes_generated) == (published.length, published.nodes)
