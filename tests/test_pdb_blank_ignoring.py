@@ -7,6 +7,7 @@ import pytest
 
 from naive import bfs_distances, manhattan
 from naive_pdb import database_h, naive_ignoring_table, naive_table
+from sweeps_local import local_sweep
 from test_pdb_cli import _columns, invoke
 from tilesweep.jobs.check import check_heuristic, exact_distances
 from tilesweep.pdb_store import CorruptTableError, MissingTableError, open_store, tables_for
@@ -16,6 +17,7 @@ from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.heuristics import BLANK_AWARE, BLANK_IGNORING, kernel_heuristic, parse_heuristic
 from tilesweep.solver.ranking import placement_count
 from tilesweep.solver.search import heuristic_values
+from tilesweep.webui.solves import build_command
 
 GOAL = goal_tiles("blank-last", 3)
 
@@ -52,10 +54,10 @@ def test_built_3x3_tables_equal_the_naive_bfs_entry_by_entry(store, partition, g
         np.testing.assert_array_equal(table, naive_ignoring_table(3, goal, group))
 
 
-def test_a_small_4x4_group_equals_the_naive_bfs():
-    goal = goal_tiles("blank-first", 4)
-    group = (1, 2, 3)
-    np.testing.assert_array_equal(build_ignoring_table(4, goal, group), naive_ignoring_table(4, goal, group))
+@pytest.mark.parametrize("size,group", [(4, (1, 2, 3)), (4, (6, 11, 15)), (5, (1, 2, 13))])
+def test_small_4x4_and_5x5_groups_equal_the_naive_bfs(size, group):
+    goal = goal_tiles("blank-first", size)
+    np.testing.assert_array_equal(build_ignoring_table(size, goal, group), naive_ignoring_table(size, goal, group))
 
 
 def test_4_4_is_admissible_and_consistent_with_3024_entries_each(store_44):
@@ -95,6 +97,25 @@ def test_solves_are_optimal_and_read_the_placement_only(store_44, name):
         result = solve(Board(tiles, 3), GOAL, "idastar", name, tables)
         assert result.cost == distances[tiles] and result.h0 == reference(tiles, GOAL)
         assert result.h0 >= manhattan(tiles, GOAL)
+
+
+def test_a_sweep_builds_the_tables_and_solves_optimally(tmp_path):
+    import pandas as pd
+    store = tmp_path / "store"
+    folder = local_sweep(tmp_path / "sweeps", "ignoring", store=str(store), size=3, count=12, seed=3,
+                         algorithms=("astar", "idastar"), heuristics=("pdb:5-3+blank-ignoring",))
+    rows = pd.read_parquet(folder / "results")
+    distances = bfs_distances(GOAL)
+    assert len(rows) == 24 and (rows["status"] == "solved").all()
+    assert all(cost == distances[tuple(map(int, tiles.split()))] for tiles, cost in zip(rows["tiles"], rows["cost"]))
+    with open_store(store) as opened:
+        assert {e.kind for e in opened.entries()} == {BLANK_IGNORING}
+
+
+def test_the_web_uis_build_command_names_the_kind():
+    goal = goal_tiles("blank-first", 4)
+    assert build_command("pdb:7-8+blank-ignoring+reflect", 4, goal, None) == \
+        "tilesweep pdb build --size 4 --partition 7-8 --blank-ignoring --goal blank-first"
 
 
 # --- the store keeps the two kinds apart ------------------------------------------------
