@@ -225,3 +225,15 @@ def _ranks(boards, group):
 def test_a_bad_suffix_is_refused_in_one_line(tmp_path, name):
     result = invoke("solve", "1 2 3 4 5 6 7 8 0", "--heuristic", name, "--store", str(tmp_path))
     assert result.exit_code == 2 and name in result.output
+
+
+@pytest.mark.parametrize("size,group", [(3, (1, 2, 3, 4)), (3, (4, 5, 6, 7, 8)), (4, (1, 2, 3, 6, 7))])
+def test_deep_verify_rules_hold_on_blank_ignoring_tables_and_catch_a_changed_entry(size, group):
+    """Every neighbour of a blank-ignoring placement holds one more or one less, so the
+    rules of ``pdb verify --deep`` hold; an entry changed by one breaks one of them."""
+    from tilesweep.pdb_store.deep import first_bad_entry
+    goal = goal_tiles("blank-first", size)
+    table = build_ignoring_table(size, goal, group)
+    assert first_bad_entry(table, size, goal, group) is None
+    table[table.size // 2] += 1
+    assert first_bad_entry(table, size, goal, group) is not None
