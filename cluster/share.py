@@ -52,8 +52,9 @@ class Shared:
     sources: dict[str, tuple[dict, list[str]]] = field(default_factory=dict)
 
 
-def groups_of(heuristics, size: int, goal: tuple[int, ...]) -> list[tuple[int, ...]]:
-    return [tuple(g) for h in heuristics for g in parse_heuristic(h, size, goal).groups]
+def groups_of(heuristics, size: int, goal: tuple[int, ...]) -> list[tuple[tuple[int, ...], str]]:
+    """(group, table kind) of every table the ``heuristics`` read."""
+    return [(tuple(g), kind) for h in heuristics for g, kind in parse_heuristic(h, size, goal).tables]
 
 
 def inventory(root: str, size: int, goal: tuple[int, ...], groups) -> dict:
@@ -64,12 +65,12 @@ def inventory(root: str, size: int, goal: tuple[int, ...], groups) -> dict:
     """
     held = {}
     with open_store(root) as store:
-        for group in groups:
+        for group, kind in groups:
             try:
-                store.table(size, goal, group)
+                store.table(size, goal, group, kind)
             except (MissingTableError, CorruptTableError):
                 continue
-            name = store.path_of(size, goal, group).name
+            name = store.path_of(size, goal, group, kind).name
             held[name] = read_manifest(Path(root))[name].as_dict()
     return {"worker": get_worker().address, "held": held}
 
@@ -123,7 +124,7 @@ def ensure_tables(client: Client, root: str, heuristics, size: int, goal: tuple[
     """
     groups = groups_of(heuristics, size, goal)
     with open_store(root) as store:  # only names files; the client needs no such folder
-        files = [store.path_of(size, goal, group).name for group in groups]
+        files = [store.path_of(size, goal, group, kind).name for group, kind in groups]
     wait_for_worker(client, f"{prefix}-first-worker")
     checks = survey(client, root, size, goal, groups, f"{prefix}-survey")
     if not checks:

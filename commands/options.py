@@ -42,7 +42,8 @@ def partitions_by_size(prefix: str = "") -> str:
 # Every heuristic name, for the help of each command that takes one.
 HEURISTIC_NAMES = (", ".join(h for h in BASE_HEURISTICS if h not in WALKING) + ", " + ", ".join(WALKING)
                    + f" ({' and '.join(f'{n}x{n}' for n in WD_SIZES)}); {partitions_by_size('pdb:')}; "
-                   "+reflect after any pdb: name; explicit groups pdb:1,2,3/4,5,6; max(A,B,...) of any of them")
+                   "+reflect and +blank-ignoring (weaker tables) after any pdb: name; "
+                   "explicit groups pdb:1,2,3/4,5,6; max(A,B,...) of any of them")
 # the commands that take --plugin: their heuristics may be plugins too (also inside max(...))
 HEURISTIC_NAMES_AND_PLUGINS = (HEURISTIC_NAMES + "; plugin:NAME, a heuristic of a --plugin file or of an "
                                "installed package, alone or inside max(...)")

@@ -20,13 +20,17 @@ def pdb_build(
     partition: Annotated[str, typer.Option("--partition", help=f"{partitions_by_size()}; or groups like 1,2,3/4,5,6.")],
     goal: GoalOpt = "blank-last",
     store: StoreOpt = None,
+    blank_ignoring: Annotated[bool, typer.Option(
+        "--blank-ignoring",
+        help="Build blank-ignoring tables (a pattern tile moves into any adjacent free cell; weaker), "
+             "read by pdb:P+blank-ignoring; the same as the partition's suffix +blank-ignoring.")] = False,
 ) -> None:
     """Build the pattern databases of a partition into the store (kept ones are reused).
 
     Example: tilesweep pdb build --size 4 --partition 7-8 --goal blank-first
     """
     from tilesweep.pdb_store import open_store
-    from tilesweep.solver.heuristics import parse_heuristic
+    from tilesweep.solver.heuristics import BLANK_IGNORING, parse_heuristic
     from tilesweep.solver.solve import resolve_goal
 
     def action():
@@ -36,27 +40,28 @@ def pdb_build(
         spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
         check_folder(resolve_store(store), "--store")
         with open_store(store) as opened:
-            for group in spec.groups:
-                entry = opened.valid_entry(size, goal_t, group)
+            for group, kind in spec.tables:
+                kind = BLANK_IGNORING if blank_ignoring else kind
+                entry = opened.valid_entry(size, goal_t, group, kind)
                 if entry is not None:
                     how = f"reused: built {entry.built_at[:19].replace('T', ' ')} UTC in {entry.build_seconds:.1f} s"
                 else:
-                    entry = _build(opened, size, goal_t, group)
+                    entry = _build(opened, size, goal_t, group, kind)
                     how = f"built in {entry.build_seconds:.1f} s"
-                typer.echo(f"{opened.root / entry.file}  tiles {','.join(map(str, group))}  "
+                typer.echo(f"{opened.root / entry.file}  {kind}  tiles {','.join(map(str, group))}  "
                            f"{entry.entries:,} entries  max {entry.max_value}  "
                            f"mean {entry.mean_value:.3f}  ({how})")
 
     run_guarded(action)
 
 
-def _build(opened, size, goal, group):
+def _build(opened, size, goal, group, kind):
     """Build one table with its progress on stderr; its time leaves out compiling the
     kernels, which is said on lines of its own."""
     from tilesweep.solver.jit import watch_compiles
     progress = BuildProgressLine()
     with watch_compiles(lambda: typer.echo(KERNEL_NOTICES["compiling"], err=True)) as compiling:
-        entry = opened.build(size, goal, group, on_layer=progress)
+        entry = opened.build(size, goal, group, on_layer=progress, kind=kind)
     progress.done()
     if compiling.compiled:
         typer.echo(KERNEL_NOTICES["compiled"].format(seconds=compiling.seconds), err=True)
@@ -76,19 +81,19 @@ def read_store(store, read):
 
 @app.command("list", cls=Command)
 def pdb_list(store: StoreOpt = None) -> None:
-    """List the store's tables: goal, tiles, entries, bytes, max and mean value, build time.
+    """List the store's tables: goal, kind, tiles, entries, bytes, max and mean value, build time.
 
     Example: tilesweep pdb list --store ./pdb
     """
     root, entries = read_store(store, lambda opened: [(e, opened.file_bytes(e)) for e in opened.entries()])
     typer.echo(f"store {root}: {len(entries)} table(s)")
     if entries:
-        typer.echo(f"{'size':>4}  {'goal':<11}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
+        typer.echo(f"{'size':>4}  {'goal':<11}  {'kind':<14}  {'tiles':<22}  {'entries':>13}  {'bytes':>13}  "
                    f"{'max':>3}  {'mean':>7}  {'built':<20}  {'seconds':>8}")
     for e, size in entries:
         on_disk = "missing" if size is None else f"{size:,}"
-        typer.echo(f"{e.size:>4}  {e.goal_name:<11}  {','.join(map(str, e.group)):<22}  {e.entries:>13,}  "
-                   f"{on_disk:>13}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
+        typer.echo(f"{e.size:>4}  {e.goal_name:<11}  {e.kind:<14}  {','.join(map(str, e.group)):<22}  "
+                   f"{e.entries:>13,}  {on_disk:>13}  {e.max_value:>3}  {e.mean_value:>7.3f}  {e.built_at[:19]:<20}  "
                    f"{e.build_seconds:>8.1f}")
 
 

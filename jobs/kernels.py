@@ -30,7 +30,7 @@ from tilesweep.pdb_store.manifest import read_manifest
 from tilesweep.pdb_store.paths import table_filename
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.geometry import SIZES
-from tilesweep.solver.heuristics import heuristic_names, parse_heuristic
+from tilesweep.solver.heuristics import BLANK_AWARE, heuristic_names, parse_heuristic
 from tilesweep.solver.jit import watch_compiles
 from tilesweep.solver.solve import ALGORITHMS, INFORMED
 from tilesweep.solver.warmup import kernel_family, warm_solve, warm_split, warm_sweep
@@ -158,10 +158,10 @@ def warm_missing_builds(store: str, size: int, goal: tuple[int, ...], heuristics
     ``tilesweep sweep`` runs it in a thread while the embedded cluster's fork server
     compiles the search kernels: the two compile on two cores, and the worker that builds
     the tables then loads them."""
-    groups = [g for name in heuristics if name != "none" for g in parse_heuristic(name, size, goal).groups]
+    tables = [t for name in heuristics if name != "none" for t in parse_heuristic(name, size, goal).tables]
     held = read_manifest(Path(store)) if Path(store).is_dir() else {}
-    missing = [g for g in groups if table_filename(size, goal, g) not in held]
-    if missing:
+    missing = [g for g, kind in tables if kind == BLANK_AWARE and table_filename(size, goal, g, kind) not in held]
+    if missing:  # blank-ignoring builds have one small kernel, compiled by the build itself
         with compile_lock(family="builds"):
             warm_build(size, missing)
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label
+from tilesweep.solver.heuristics import BLANK_AWARE
 
 from .errors import CorruptTableError
 from .files import atomic_write, file_lock
@@ -27,7 +28,9 @@ class TableEntry:
 
     ``file`` is relative to the store; ``goal`` and ``group`` are tile tuples; ``entries``
     is the table length; ``built_at`` an ISO-8601 UTC time; ``max_value`` and
-    ``mean_value`` summarise the table (255 marks unreachable placements).
+    ``mean_value`` summarise the table (255 marks unreachable placements). ``kind`` is the
+    abstraction it was built in (:data:`solver.heuristics.TABLE_KINDS`); entries written
+    before there were two kinds have none and are tilesweep's own.
     """
 
     file: str
@@ -42,6 +45,7 @@ class TableEntry:
     mean_value: float
     format_version: int = FORMAT_VERSION
     dtype: str = "uint8"
+    kind: str = BLANK_AWARE
 
     @property
     def goal_name(self) -> str:

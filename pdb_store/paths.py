@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label
+from tilesweep.solver.heuristics import BLANK_AWARE
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_LOCK = "manifest.lock"
@@ -46,9 +47,11 @@ def goal_part(goal: tuple[int, ...]) -> str:
     return label if " " not in label else "goal-" + "-".join(map(str, goal))
 
 
-def table_filename(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> str:
-    """Deterministic file name of a table, e.g. ``pdb_4x4_blank-first_1-2-3-6-7.npy``."""
-    return f"pdb_{size}x{size}_{goal_part(goal)}_{'-'.join(map(str, group))}.npy"
+def table_filename(size: int, goal: tuple[int, ...], group: tuple[int, ...], kind: str = BLANK_AWARE) -> str:
+    """Deterministic file name of a table, e.g. ``pdb_4x4_blank-first_1-2-3-6-7.npy``; a
+    table of another kind than tilesweep's own says it: ``..._1-2-3-4_blank-ignoring.npy``."""
+    suffix = "" if kind == BLANK_AWARE else f"_{kind}"
+    return f"pdb_{size}x{size}_{goal_part(goal)}_{'-'.join(map(str, group))}{suffix}.npy"
 
 
 def lock_path(root: Path, name: str) -> Path:
@@ -61,9 +64,11 @@ def temp_prefix(name: str) -> str:
     return "." + name + TEMP_INFIX
 
 
-def build_hint(root: Path, size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> str:
+def build_hint(root: Path, size: int, goal: tuple[int, ...], group: tuple[int, ...],
+               kind: str = BLANK_AWARE) -> str:
     """The command that (re)builds one table, for error messages."""
     label = goal_label(tuple(goal))
     goal_arg = label if " " not in label else repr(label)
+    flag = "" if kind == BLANK_AWARE else f" --{kind}"
     return (f"tilesweep pdb build --size {size} --goal {goal_arg} "
-            f"--partition {','.join(map(str, group))} --store {root}")
+            f"--partition {','.join(map(str, group))}{flag} --store {root}")

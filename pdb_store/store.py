@@ -23,13 +23,14 @@ import numpy as np
 
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.fsm import Automaton
-from tilesweep.solver.heuristics import HeuristicSpec
+from tilesweep.solver.heuristics import BLANK_AWARE, BLANK_IGNORING, TABLE_KINDS, HeuristicSpec
 from tilesweep.solver.jit import watch_compiles
 
 from .automata import load_automaton, read_automaton, read_entries
 from .build import BuildProgress, build_table, check_goal_group
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
+from .ignoring import build_ignoring_table
 from .manifest import TableEntry, read_manifest, record_entry
 from .paths import build_hint, lock_path, resolve_store, table_filename, temp_prefix
 from .symmetry import find_image, image_table
@@ -44,6 +45,19 @@ def _normalise(size: int, goal: Goal, group: Iterable[int]) -> tuple[tuple[int, 
     """Goal tiles (resolving ``blank-last``/``blank-first``) and group, validated."""
     tiles = goal_tiles(goal, size) if isinstance(goal, str) else tuple(goal)
     return check_goal_group(size, tiles, tuple(group))
+
+
+def _check_kind(kind: str) -> str:
+    if kind not in TABLE_KINDS:
+        raise ValueError(f"table kind {kind!r} is not known; expected one of {TABLE_KINDS}")
+    return kind
+
+
+def _search(size, goal, group, kind, on_layer) -> np.ndarray:
+    """Compute the table of ``group`` in the abstraction ``kind``."""
+    if kind == BLANK_IGNORING:
+        return build_ignoring_table(size, goal, group, on_layer=on_layer)
+    return build_table(size, goal, group, on_layer=on_layer)
 
 
 def _identity(path: Path, entry: TableEntry) -> tuple:
@@ -80,10 +94,10 @@ class PDBStore:
             raise StoreError(f"pattern database store {self.root} is closed; open it again "
                              "with open_store()")
 
-    def path_of(self, size: int, goal: Goal, group: Iterable[int]) -> Path:
+    def path_of(self, size: int, goal: Goal, group: Iterable[int], kind: str = BLANK_AWARE) -> Path:
         """Where the table of ``group`` for ``goal`` on a ``size`` board is (or would be) kept."""
         goal, group = _normalise(size, goal, group)
-        return self.root / table_filename(size, goal, group)
+        return self.root / table_filename(size, goal, group, _check_kind(kind))
 
     def entries(self) -> list[TableEntry]:
         """Manifest entries of every table, sorted by file name."""
@@ -98,20 +112,20 @@ class PDBStore:
         except FileNotFoundError:
             return None
 
-    def _entry(self, size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> TableEntry:
+    def _entry(self, size: int, goal: tuple[int, ...], group: tuple[int, ...], kind: str) -> TableEntry:
         """The manifest entry of a table, checked against the request."""
-        name = table_filename(size, goal, group)
+        name = table_filename(size, goal, group, kind)
         entry = read_manifest(self.root).get(name)
         if entry is None:
             path = self.root / name
             why = ("is not recorded in the manifest (an interrupted build?)" if path.exists()
                    else "has not been built")
             raise MissingTableError(f"pattern database {path} {why}; run "
-                                    f"`{build_hint(self.root, size, goal, group)}`")
-        check_entry_matches(self.root, entry, size, goal, group)
+                                    f"`{build_hint(self.root, size, goal, group, kind)}`")
+        check_entry_matches(self.root, entry, size, goal, group, kind)
         return entry
 
-    def table(self, size: int, goal: Goal, group: Iterable[int]) -> np.ndarray:
+    def table(self, size: int, goal: Goal, group: Iterable[int], kind: str = BLANK_AWARE) -> np.ndarray:
         """The verified, read-only, memory-mapped table of ``group``.
 
         Each file version is hashed once per process; later calls return the same mapping.
@@ -124,6 +138,9 @@ class PDBStore:
             Goal tiles, or ``"blank-last"`` / ``"blank-first"``.
         group : iterable of int
             Pattern tiles in ascending order.
+        kind : str
+            The abstraction the table is built in: ``blank-aware`` (tilesweep's own) or
+            ``blank-ignoring``; tables of the two kinds are kept apart.
 
         Returns
         -------
@@ -140,7 +157,7 @@ class PDBStore:
         """
         self._check_open()
         goal, group = _normalise(size, goal, group)
-        entry = self._entry(size, goal, group)
+        entry = self._entry(size, goal, group, _check_kind(kind))
         path = self.root / entry.file
         if not path.is_file():
             check_file(self.root, entry)  # raises MissingTableError naming the file
@@ -154,7 +171,8 @@ class PDBStore:
             return array
 
     def build(self, size: int, goal: Goal, group: Iterable[int], force: bool = False,
-              on_layer: Callable[[BuildProgress], None] | None = None) -> TableEntry:
+              on_layer: Callable[[BuildProgress], None] | None = None,
+              kind: str = BLANK_AWARE) -> TableEntry:
         """Build one table unless a valid one exists; return its manifest entry.
 
         Builders of the same table are serialised by an ``flock`` on ``<file>.lock``: the
@@ -163,42 +181,44 @@ class PDBStore:
         interrupted build leaves nothing under the final name. ``force`` rebuilds anyway;
         ``on_layer`` receives the search's progress (see :func:`build_table`). A table that
         is the image of a stored one under a rotation or reflection of the board is read
-        from it instead of searched for (:mod:`pdb_store.symmetry`).
+        from it instead of searched for (:mod:`pdb_store.symmetry`). ``kind`` is the
+        abstraction (see :meth:`table`).
         """
         self._check_open()
         goal, group = _normalise(size, goal, group)
-        name = table_filename(size, goal, group)
+        name = table_filename(size, goal, group, _check_kind(kind))
         _make_root(self.root)
         with file_lock(lock_path(self.root, name)):
             if not force:
-                existing = self._valid_entry(size, goal, group)
+                existing = self._valid_entry(size, goal, group, kind)
                 if existing is not None:
                     return existing
             remove_stale(self.root, temp_prefix(name))
-            return self._build_locked(size, goal, group, name, on_layer)
+            return self._build_locked(size, goal, group, name, on_layer, kind)
 
-    def valid_entry(self, size: int, goal: Goal, group: Iterable[int]) -> TableEntry | None:
+    def valid_entry(self, size: int, goal: Goal, group: Iterable[int],
+                    kind: str = BLANK_AWARE) -> TableEntry | None:
         """The manifest entry of the stored table of ``group`` if it is there and verified
         (:meth:`build` reuses it), else ``None``."""
         self._check_open()
-        return self._valid_entry(size, *_normalise(size, goal, group))
+        return self._valid_entry(size, *_normalise(size, goal, group), _check_kind(kind))
 
-    def _valid_entry(self, size, goal, group) -> TableEntry | None:
+    def _valid_entry(self, size, goal, group, kind) -> TableEntry | None:
         """The entry of an existing, verified table, or ``None`` when it must be (re)built."""
         try:
-            entry = self._entry(size, goal, group)
+            entry = self._entry(size, goal, group, kind)
             check_file(self.root, entry)
         except (MissingTableError, CorruptTableError):
             return None
         return entry
 
-    def _build_locked(self, size, goal, group, name, on_layer=None) -> TableEntry:
+    def _build_locked(self, size, goal, group, name, on_layer, kind) -> TableEntry:
         """Compute, write and record a table; the caller holds its lock."""
         with watch_compiles() as compiling:  # a build's time leaves out compiling its kernels
             started = time.perf_counter()
-            table = self._image_of(size, goal, group)
+            table = self._image_of(size, goal, group, kind)
             if table is None:
-                table = build_table(size, goal, group, on_layer=on_layer)
+                table = _search(size, goal, group, kind, on_layer)
             seconds = time.perf_counter() - started - compiling.seconds
         path = self.root / name
         atomic_write(path, lambda handle: save_npy(handle, table), prefix=temp_prefix(name), mode=0o444)
@@ -207,40 +227,45 @@ class PDBStore:
             sha256=sha256_file(path),
             built_at=datetime.datetime.now(datetime.timezone.utc).isoformat(),
             build_seconds=round(seconds, 6), max_value=int(table.max()),
-            mean_value=float(table.mean(dtype=np.float64)))
+            mean_value=float(table.mean(dtype=np.float64)), kind=kind)
         record_entry(self.root, entry)
         return entry
 
-    def _image_of(self, size, goal, group) -> np.ndarray | None:
-        """``group``'s table read from a stored table it is the image of under a symmetry
-        of the board (:mod:`pdb_store.symmetry`), or ``None`` when none is stored."""
-        stored = [e.group for e in read_manifest(self.root).values() if e.size == size and e.goal == goal]
+    def _image_of(self, size, goal, group, kind) -> np.ndarray | None:
+        """``group``'s table read from a stored table of the same kind it is the image of
+        under a symmetry of the board (:mod:`pdb_store.symmetry`), or ``None`` when none is
+        stored."""
+        stored = [e.group for e in read_manifest(self.root).values()
+                  if e.size == size and e.goal == goal and e.kind == kind]
         image = find_image(size, goal, group, stored)
         if image is None:
             return None
         try:
-            source = self.table(size, goal, image.source)
+            source = self.table(size, goal, image.source, kind)
         except (MissingTableError, CorruptTableError):
             return None
         return image_table(size, image, source)
 
     def ensure(self, size: int, goal: Goal, groups: Iterable[Iterable[int]],
                on_build: Callable[[tuple[int, ...]], None] | None = None,
-               on_layer: Callable[[BuildProgress], None] | None = None) -> tuple[np.ndarray, ...]:
+               on_layer: Callable[[BuildProgress], None] | None = None,
+               kinds: Iterable[str] | None = None) -> tuple[np.ndarray, ...]:
         """Build the missing tables of ``groups`` and return all of them, in order.
 
+        ``kinds`` gives each group's table kind (default: all ``blank-aware``).
         ``on_build(group)`` is called before each build (e.g. for the CLI to say so). A
         corrupt table is not silently rebuilt: its :class:`CorruptTableError` propagates.
         """
+        groups = list(groups)
         tables = []
-        for group in groups:
+        for group, kind in zip(groups, kinds or [BLANK_AWARE] * len(groups), strict=True):
             try:
-                tables.append(self.table(size, goal, group))
+                tables.append(self.table(size, goal, group, kind))
             except MissingTableError:
                 if on_build is not None:
                     on_build(tuple(group))
-                self.build(size, goal, group, on_layer=on_layer)
-                tables.append(self.table(size, goal, group))
+                self.build(size, goal, group, on_layer=on_layer, kind=kind)
+                tables.append(self.table(size, goal, group, kind))
         return tuple(tables)
 
     def automaton(self, size: int, depth: int) -> Automaton:
@@ -311,6 +336,7 @@ def tables_for(spec: HeuristicSpec, size: int, goal: Goal, store: PDBStore, buil
     """
     if not spec.is_pdb:
         return ()
+    kinds = [kind for _, kind in spec.tables]
     if build:
-        return store.ensure(size, goal, spec.groups, on_build, on_layer)
-    return tuple(store.table(size, goal, group) for group in spec.groups)
+        return store.ensure(size, goal, spec.groups, on_build, on_layer, kinds)
+    return tuple(store.table(size, goal, group, kind) for group, kind in spec.tables)

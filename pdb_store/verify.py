@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tilesweep.solver.heuristics import BLANK_AWARE
 from tilesweep.solver.ranking import placement_count
 
 from .deep import first_bad_entry
@@ -29,21 +30,22 @@ def corrupt(root: Path, entry: TableEntry, problem: str) -> CorruptTableError:
     """A :class:`CorruptTableError` naming the file, the problem and the fix."""
     path = root / entry.file
     return CorruptTableError(f"pattern database {path} {problem}; delete it and run "
-                             f"`{build_hint(root, entry.size, entry.goal, entry.group)}`, "
+                             f"`{build_hint(root, entry.size, entry.goal, entry.group, entry.kind)}`, "
                              "or run `tilesweep pdb verify` to check the whole store")
 
 
 def check_entry_matches(root: Path, entry: TableEntry, size: int, goal: tuple[int, ...],
-                        group: tuple[int, ...]) -> None:
-    """Refuse a manifest entry of another format or for another table than requested."""
+                        group: tuple[int, ...], kind: str = BLANK_AWARE) -> None:
+    """Refuse a manifest entry of another format or for another table (of another kind
+    included) than requested."""
     if entry.format_version != FORMAT_VERSION:
         raise corrupt(root, entry, f"has format version {entry.format_version!r}; this "
                                    f"tilesweep reads version {FORMAT_VERSION}")
     expected = placement_count(size * size, len(group))
-    recorded = (entry.size, tuple(entry.goal), tuple(entry.group), entry.entries, entry.dtype)
-    wanted = (size, tuple(goal), tuple(group), expected, "uint8")
+    recorded = (entry.size, tuple(entry.goal), tuple(entry.group), entry.entries, entry.dtype, entry.kind)
+    wanted = (size, tuple(goal), tuple(group), expected, "uint8", kind)
     if recorded != wanted:
-        raise corrupt(root, entry, f"has a manifest entry (size, goal, group, entries, dtype) = "
+        raise corrupt(root, entry, f"has a manifest entry (size, goal, group, entries, dtype, kind) = "
                                    f"{recorded!r} that does not match the expected {wanted!r}")
 
 
@@ -60,7 +62,7 @@ def check_file(root: Path, entry: TableEntry) -> None:
     path = root / entry.file
     if not path.is_file():
         raise MissingTableError(f"pattern database {path} is listed in the manifest but missing; "
-                                f"run `{build_hint(root, entry.size, entry.goal, entry.group)}`")
+                                f"run `{build_hint(root, entry.size, entry.goal, entry.group, entry.kind)}`")
     try:
         shape, dtype, _fortran, offset = read_npy_header(path)
     except ValueError as error:
@@ -95,7 +97,7 @@ def check_content(root: Path, entry: TableEntry) -> None:
 def check(root: Path, entry: TableEntry, deep: bool = False) -> TableCheck:
     """Verify ``entry`` and its file (and with ``deep`` its values) without raising."""
     try:
-        check_entry_matches(root, entry, entry.size, entry.goal, entry.group)
+        check_entry_matches(root, entry, entry.size, entry.goal, entry.group, entry.kind)
         check_file(root, entry)
         if deep:
             check_content(root, entry)

@@ -5,7 +5,9 @@ Every heuristic is the same three-part sum that the kernels update per move:
 * a per-tile table ``tile_cost[t, c]`` (Manhattan, misplaced, Euclidean in fixed point),
 * optional linear-conflict line tables (Hansson, Mayer & Yung 1992, admissible form),
 * optional disjoint additive pattern databases (Korf & Felner 2002), with the optional
-  main-diagonal reflection lookup (the max of the two sums),
+  main-diagonal reflection lookup (the max of the two sums); a table is of tilesweep's
+  own kind or, with ``+blank-ignoring``, of the blank-ignoring kind (:data:`TABLE_KINDS`),
+  both indexed by the placement alone,
 * optional walking distance (Takahashi 2001, :mod:`solver.walking`), with
   ``walking-distance+id`` the larger of it and Takahashi's inversion distance per axis.
 
@@ -44,6 +46,12 @@ WD_SIZES = (3, 4)  # the 5x5 pattern code would not fit 64 bits
 MAX_TERMS = 4
 MAX_GROUPS = 8
 EUCLID_SCALE = 1 << 20  # fixed point: h = ceil(sum(floor(d * scale)) / scale)
+# The two kinds of pattern database: tilesweep's own (the blank roams the free cells at
+# no cost; an entry is the depth at which its first blank region is reached) and the
+# blank-ignoring one (a pattern tile moves into any adjacent free cell), named by a suffix.
+BLANK_AWARE, BLANK_IGNORING = "blank-aware", "blank-ignoring"
+TABLE_KINDS = (BLANK_AWARE, BLANK_IGNORING)
+PDB_SUFFIXES = ("reflect", BLANK_IGNORING)
 
 # Named partitions as goal cells of the blank-first layout (blank in cell 0). For a goal
 # with the blank in the last cell the cells are rotated by 180 degrees; a group's tiles
@@ -80,6 +88,13 @@ class HeuristicSpec:
     # max(...) of several pattern databases: (number of groups, +reflect) of each, in order;
     # their groups follow one another in ``groups``
     databases: tuple[tuple[int, bool], ...] = ()
+    # the kind of each group's table (TABLE_KINDS), in ``groups`` order; empty: all blank-aware
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def tables(self) -> tuple[tuple[tuple[int, ...], str], ...]:
+        """(group, table kind) of each table it reads, in ``groups`` order."""
+        return tuple(zip(self.groups, self.kinds or (BLANK_AWARE,) * len(self.groups)))
 
     @property
     def heuristic_version(self) -> str | None:
@@ -173,10 +188,11 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
     _refuse_sum(name)
     if not name.startswith("pdb:"):
         raise UnknownNameError(f"heuristic {name!r} is not known; expected one of: "
-                               + ", ".join(heuristic_names(size)) + ", pdb:GROUPS[+reflect] or plugin:NAME")
-    body, reflect = name[4:], name.endswith("+reflect")
-    if reflect:
-        body = body[: -len("+reflect")]
+                               + ", ".join(heuristic_names(size))
+                               + ", pdb:GROUPS[+reflect][+blank-ignoring] or plugin:NAME")
+    body, suffixes = _pdb_suffixes(name)
+    reflect = "reflect" in suffixes
+    kind = BLANK_IGNORING if BLANK_IGNORING in suffixes else BLANK_AWARE
     if re.fullmatch(r"\d+(-\d+)+", body):
         groups = partition_groups(body, size, goal)
     else:
@@ -184,14 +200,28 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
     if reflect and goal.index(0) != transpose_cell(goal.index(0), size):
         raise InvalidBoardError(f"heuristic {name!r}: +reflect needs a goal whose blank is on the "
                                 "main diagonal, so the reflected goal is the goal")
-    return HeuristicSpec(name, "pdb", groups, reflect)
+    # tilesweep's own tables leave ``kinds`` empty, so their specs stay as they were
+    kinds = (kind,) * len(groups) if kind != BLANK_AWARE else ()
+    return HeuristicSpec(name, "pdb", groups, reflect, kinds=kinds)
+
+
+def _pdb_suffixes(name: str) -> tuple[str, set[str]]:
+    """The body of a ``pdb:`` name and its suffixes (``+reflect``, ``+blank-ignoring``, in
+    either order, each at most once)."""
+    body, *suffixes = name[4:].split("+")
+    if len(set(suffixes)) != len(suffixes):
+        raise InvalidOptionError(f"heuristic {name!r} repeats a suffix; expected each of "
+                                 f"{', '.join('+' + s for s in PDB_SUFFIXES)} at most once")
+    return body, set(suffixes)
 
 
 def _refuse_sum(name: str) -> None:
-    """Refuse ``A+B``: only ``+reflect`` may follow a name (``walking-distance+id`` is a
-    name of its own)."""
+    """Refuse ``A+B``: only ``+reflect`` and ``+blank-ignoring`` may follow a ``pdb:`` name
+    (``walking-distance+id`` is a name of its own)."""
     head, plus, tail = name.partition("+")
-    if plus and tail != "reflect":
+    if name.startswith("pdb:"):
+        tail = next((s for s in tail.split("+") if s not in PDB_SUFFIXES), "") if plus else ""
+    if plus and tail and tail != "reflect":
         raise InvalidOptionError(
             f"heuristic {name!r} adds two heuristics; only pattern databases of disjoint tiles "
             "add up (walking distance, Manhattan distance and a PDB count the same tile moves, "
@@ -219,10 +249,11 @@ def _parse_max(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
                                  f"groups and {MAX_LOOKUPS} lookups")
     plugins = tuple(dict.fromkeys(x for p in parts for x in p.plugins))
     built_in = tuple(dict.fromkeys(p.base for p in parts if p.base != "plugin")) or ("plugin",)
+    kinds = tuple(kind for p in pdbs for _, kind in p.tables) if any(p.kinds for p in pdbs) else ()
     if len(pdbs) == 1:
-        return HeuristicSpec(name, "max", groups, pdbs[0].reflect, built_in, plugins)
+        return HeuristicSpec(name, "max", groups, pdbs[0].reflect, built_in, plugins, kinds=kinds)
     return HeuristicSpec(name, "max", groups, False, built_in, plugins,
-                         tuple((len(p.groups), p.reflect) for p in pdbs))
+                         tuple((len(p.groups), p.reflect) for p in pdbs), kinds)
 
 
 class KernelHeuristic(NamedTuple):

@@ -3,6 +3,9 @@
 * :func:`naive_pdb` runs a 0-1 breadth-first search over full abstract states
   (cell of each pattern tile, cell of the blank), moving the blank one cell at a time:
   a step onto a pattern tile moves that tile (cost 1), any other step costs 0.
+* :func:`naive_ignoring_pdb` runs a plain breadth-first search over placements alone:
+  a pattern tile steps onto any adjacent cell no other pattern tile holds (cost 1),
+  the blank ignored (the blank-ignoring kind of table).
 * :func:`true_distances` is a plain breadth-first search from the goal over every
   state of the 3x3 puzzle.
 * :func:`naive_rank` ranks a placement the way the text of :mod:`solver.ranking` says.
@@ -78,6 +81,37 @@ def _naive_table(size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> np
     for cells, d in naive_pdb(size, goal, group).items():
         table[naive_rank(cells, n)] = d
     table.flags.writeable = False
+    return table
+
+
+def naive_ignoring_pdb(size: int, goal, group) -> dict[tuple[int, ...], int]:
+    """Map each reachable placement of ``group``'s tiles to its blank-ignoring distance."""
+    start = tuple(goal.index(t) for t in group)
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        cells = queue.popleft()
+        for i, cell in enumerate(cells):
+            for nxt_cell in adjacent(cell, size):
+                if nxt_cell in cells:
+                    continue
+                nxt = cells[:i] + (nxt_cell,) + cells[i + 1:]
+                if nxt not in dist:
+                    dist[nxt] = dist[cells] + 1
+                    queue.append(nxt)
+    return dist
+
+
+def naive_ignoring_table(size: int, goal, group) -> np.ndarray:
+    """:func:`naive_ignoring_pdb` as a ``uint8`` array indexed by :func:`naive_rank`; 255
+    unreached."""
+    n = size * size
+    count = 1
+    for i in range(len(group)):
+        count *= n - i
+    table = np.full(count, 255, dtype=np.uint8)
+    for cells, d in naive_ignoring_pdb(size, tuple(goal), tuple(group)).items():
+        table[naive_rank(cells, n)] = d
     return table
 
 

@@ -29,6 +29,7 @@ from pebble import ProcessPool
 from tilesweep.solver import Board, heuristic_names, parse_heuristic, solve
 from tilesweep.solver.board import goal_label, goal_tiles, is_solvable, parity_reason, parse_tiles, size_for_count
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
+from tilesweep.solver.heuristics import BLANK_IGNORING
 from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
@@ -190,10 +191,11 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
 def build_command(name: str, size: int, goal: tuple[int, ...], store: str | None) -> str:
     """The ``tilesweep pdb build`` command that makes the tables of a heuristic that reads them."""
     named = re.search(r"pdb:(\d+(?:-\d+)+)", name)
-    partition = named.group(1) if named else "/".join(",".join(map(str, g)) for g in
-                                                     parse_heuristic(name, size, goal).groups)
+    spec = parse_heuristic(name, size, goal)
+    partition = named.group(1) if named else "/".join(",".join(map(str, g)) for g in spec.groups)
     where = f" --store {shlex.quote(str(store))}" if store else ""
-    return (f"tilesweep pdb build --size {size} --partition {partition} "
+    kind = " --blank-ignoring" if any(kind == BLANK_IGNORING for _, kind in spec.tables) else ""
+    return (f"tilesweep pdb build --size {size} --partition {partition}{kind} "
             f"--goal {shlex.quote(goal_label(goal))}{where}")
 
 
@@ -205,7 +207,7 @@ def missing_tables(name: str, size: int, goal: tuple[int, ...], store: str | Non
         return []
     with open_store(store) as opened:
         built = {entry.file for entry in opened.entries()}
-    return [name for name in (table_filename(size, goal, g) for g in spec.groups) if name not in built]
+    return [name for name in (table_filename(size, goal, g, kind) for g, kind in spec.tables) if name not in built]
 
 
 def check_tables(req: SolveRequest, store: str | None) -> None:
