@@ -11,6 +11,7 @@ the form sweeps record.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 from .errors import InvalidOptionError, quoted
 from .geometry import MOVES
@@ -36,13 +37,12 @@ class Conventions:
 
     @property
     def is_korf(self) -> bool:
-        return self == KORF
+        return self is KORF  # parse_conventions gives KORF itself for korf's choices
 
     @property
     def name(self) -> str:
         """The preset's name, or the nearest preset's followed by the keys that differ."""
-        best = min(PRESETS, key=lambda p: (len(_differences(PRESETS[p], self)), p != "korf"))
-        return ",".join([best, *_differences(PRESETS[best], self)])
+        return "korf" if self is KORF else _canonical_name(self)
 
     def goal_at_generation(self, algorithm: str) -> bool:
         """Whether ``algorithm`` tests for the goal when a board is generated (``default``:
@@ -73,6 +73,12 @@ _KEYS = {"order": ("order", None), "ties": ("ties", TIES), "duplicates": ("dupli
 _FIELD_KEYS = {field: key for key, (field, _) in _KEYS.items()}
 
 
+@lru_cache(maxsize=256)
+def _canonical_name(conventions: Conventions) -> str:
+    best = min(PRESETS, key=lambda p: (len(_differences(PRESETS[p], conventions)), p != "korf"))
+    return ",".join([best, *_differences(PRESETS[best], conventions)])
+
+
 def _differences(base: Conventions, other: Conventions) -> list[str]:
     return [f"{_FIELD_KEYS[f.name]}={getattr(other, f.name)}" for f in fields(Conventions)
             if getattr(base, f.name) != getattr(other, f.name)]
@@ -90,7 +96,7 @@ def parse_conventions(text: str | Conventions | None) -> Conventions:
     if text is None:
         return KORF
     if isinstance(text, Conventions):
-        return text
+        return KORF if text == KORF else text
     parts = [p.strip() for p in str(text).split(",")] if isinstance(text, str) else [""]
     if parts[0] not in PRESETS:
         raise InvalidOptionError(f"conventions {quoted(text)}: unknown preset {quoted(parts[0])}; "
@@ -112,4 +118,4 @@ def parse_conventions(text: str | Conventions | None) -> Conventions:
             raise InvalidOptionError(f"conventions {quoted(text)}: {key} {quoted(value)} is not accepted; "
                                      f"expected {expected_form()}")
         conventions = replace(conventions, **{field: value})
-    return conventions
+    return KORF if conventions == KORF else conventions

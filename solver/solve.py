@@ -9,7 +9,7 @@ import numpy as np
 
 from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
-from .conventions import Conventions, parse_conventions
+from .conventions import KORF, Conventions, parse_conventions
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
@@ -184,10 +184,11 @@ def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: s
     limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
     fsm = automaton(size, pruning.depth) if pruning.kind == "fsm" else None
     conv = parse_conventions(conventions)
-    check_conventions(conv, algorithm, spec, pruning)
+    if conv is not KORF:
+        check_conventions(conv, algorithm, spec, pruning)
     return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm, conv), spec,
                     spec.name if algorithm in INFORMED else "none", None if budget == UNLIMITED else budget,
-                    time_limit, max_memory, str(pruning), cpu_time_limit, conv.name)
+                    time_limit, max_memory, str(pruning), cpu_time_limit, "korf" if conv is KORF else conv.name)
 
 
 def check_conventions(conventions: Conventions, algorithm: str, spec: HeuristicSpec, pruning: Pruning) -> None:
