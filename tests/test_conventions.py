@@ -155,3 +155,28 @@ def test_goal_at_start_counts_its_pop():
 
 def test_kernel_inputs_default_to_korf():
     assert KernelInputs("astar", 3, goal_tiles("blank-last", 3), None, None).conventions == KORF
+
+
+@pytest.mark.parametrize("ties", ("larger-g", "smaller-g", "fifo", "lifo", "board-string"))
+@pytest.mark.parametrize("duplicates", ("best-g", "no-closed", "closed"))
+def test_every_tie_break_and_duplicate_rule_stays_optimal(ties, duplicates):
+    """With Manhattan distance (consistent) every A* of the general kernel finds a shortest
+    path, tested when expanded, whatever its ties and duplicates; the moves reach the goal."""
+    goal = goal_tiles("blank-last", 3)
+    distances = naive.bfs_distances(goal)
+    for tiles in uniform_boards(30, 3, goal):
+        r = solve(Board(tiles, 3), goal, "astar", conventions=f"korf,ties={ties},duplicates={duplicates}")
+        assert r.cost == distances[tiles] and naive.replay(tiles, r.moves) == goal, tiles
+
+
+@pytest.mark.parametrize("algorithm", ("astar", "bfs", "dfs"))
+def test_goal_tested_on_generation_or_expansion_finds_a_path(algorithm):
+    """BFS finds a shortest path with either goal test, A* tested on generation may not."""
+    goal = goal_tiles("blank-first", 3)
+    distances = naive.bfs_distances(goal)
+    for tiles in uniform_boards(10, 4, goal):
+        for test in ("generate", "expand"):
+            r = solve(Board(tiles, 3), goal, algorithm, conventions=f"heap-best-g,goal-test={test}")
+            assert naive.replay(tiles, r.moves) == goal and r.cost >= distances[tiles]
+            if algorithm == "bfs":
+                assert r.cost == distances[tiles]
