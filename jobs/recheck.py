@@ -62,7 +62,7 @@ def recheck(folder: Path, n: int | None, seed: int, store: str | None) -> Rechec
     picked = sample(rows[keep], n, seed)
     ensure_plugins(spec.plugins)
     job = ChunkJob(spec.name, 0, spec.size, spec.goal_tuple, spec.combos, spec.max_nodes, (), None, None,
-                   spec.prune, plugins=spec.plugins)
+                   spec.prune, plugins=spec.plugins, conventions=spec.conventions)
     opened = open_store(store)
     tables = {}
 

@@ -71,6 +71,8 @@ def test_a_sweep_of_the_course_board_reproduces_the_table(tmp_path):
         key = (row.algorithm, "manhattan" if row.heuristic == "none" else row.heuristic)
         assert (row.cost, row.nodes_expanded, search_depth(row.algorithm, row.cost, row.max_depth)) == COURSE_TABLE[key]
     assert "--conventions pops-board-string" in SweepSpec.from_json((folder / "sweep.json").read_text()).command()
+    verified = invoke("verify", str(folder), "--sample", "4")  # solved again under the sweep's conventions
+    assert verified.exit_code == 0, verified.output
 
 
 def test_conventions_are_part_of_the_identity_and_old_specs_read_as_korf(tmp_path):
