@@ -53,10 +53,11 @@ class Conventions:
 
     def idastar_refusal(self) -> str | None:
         """Why IDA* cannot run under these conventions, or None: IDA* has no queue, so only
-        the successor order applies to it, and it keeps korf's order for now."""
+        the successor order would apply to it, and its kernels (serial and parallel) try
+        U, L, R, D."""
         if self.is_korf:
             return None
-        return (f"conventions {self.name!r} do not apply to IDA* (it counts as korf does); "
+        return (f"conventions {self.name!r} do not apply to IDA* (it tries U, L, R, D and counts as korf does); "
                 "use --conventions korf or --algorithm astar, bfs or dfs")
 
 
