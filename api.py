@@ -29,9 +29,10 @@ from tilesweep.jobs.plugins import ensure as ensure_plugins, load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
 from tilesweep.jobs.spec import SweepSpec, build_spec
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
+from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.plugins import negative_message
-from tilesweep.solver.solve import check_algorithm, resolve_goal
+from tilesweep.solver.solve import check_algorithm, check_conventions, resolve_goal
 
 # Dask and pandas load when a sweep runs or is read, not for solve_board (the CLI's solve
 # calls it, and a second of imports would double a small solve's time).
@@ -58,7 +59,8 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                  workers: int | None = None, cluster: str | None = None, jobs: int | None = None,
                  max_jobs: int | None = None, cluster_options: Sequence[str] | dict = (),
                  parallel_above: int | None = None, worker_wait: float | None = None,
-                 cpu_time_limit: float | None = None, repeat: int | None = None) -> "Sweep":
+                 cpu_time_limit: float | None = None, repeat: int | None = None,
+                 conventions: str | None = None) -> "Sweep":
     """Define (validate, name) a sweep as ``tilesweep sweep`` does, without running it.
 
     Parameters
@@ -66,7 +68,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
     spec_file
         A TOML sweep spec (``docs/sweep-spec.md``); the keywords given override it.
     size, goal, count, seed, instances, algorithms, heuristics, plugins, out, name, chunk_size,
-    max_nodes, time_limit, cpu_time_limit, max_memory, prune, repeat
+    max_nodes, time_limit, cpu_time_limit, max_memory, prune, repeat, conventions
         What the sweep solves: the options of ``tilesweep sweep`` of the same names
         (``algorithms``, ``heuristics`` and ``plugins`` take one name or a list). They
         decide its rows, so they make its folder ``out/name``.
@@ -93,7 +95,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                            scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
                            jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
                            parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit,
-                           repeat=repeat)
+                           repeat=repeat, conventions=conventions)
     spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
     return Sweep(spec, where)
 
@@ -308,7 +310,7 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
                 store: str | Path | None = None, build: bool = True, max_nodes: int | None = None,
                 time_limit: float | None = None, max_memory: int | None = None, prune: str = "parent",
                 on_build: Callable[[tuple[int, ...]], None] | None = None,
-                cpu_time_limit: float | None = None) -> SolveResult:
+                cpu_time_limit: float | None = None, conventions: str | None = None) -> SolveResult:
     """Solve one board optimally, as ``tilesweep solve`` does.
 
     ``tiles`` is a :class:`~tilesweep.solver.Board`, its text (``"8 6 7 2 5 4 3 0 1"``,
@@ -317,7 +319,9 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
     ``store`` on first use unless ``build`` is off (``on_build(group)`` hears of each).
     A* and BFS/DFS may fill 3/4 of the memory this process may use unless ``max_memory``
     (bytes) says otherwise. ``time_limit`` is in wall seconds, ``cpu_time_limit`` (instead)
-    in seconds of the solving thread's CPU time.
+    in seconds of the solving thread's CPU time. ``conventions`` (``PRESET`` or
+    ``PRESET,key=value,...``; default ``korf``) names what A*, BFS and DFS do and count
+    (``docs/conventions.md``).
 
     Returns a :class:`~tilesweep.solver.SolveResult` (``status``, ``cost``, ``moves``,
     ``nodes_generated``, ... and ``to_dict()``). Raises :class:`TilesweepError` with the
@@ -328,12 +332,16 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
         tiles if isinstance(tiles, str) else " ".join(map(str, tiles)), size)
     goal_t = resolve_goal(goal, board.size)
     check_algorithm(algorithm)
+    from tilesweep.solver.fsm import parse_pruning
+    # refused before any table or automaton is built
+    check_conventions(parse_conventions(conventions), algorithm, parse_heuristic(heuristic, board.size, goal_t),
+                      parse_pruning(prune, board.size))
     tables = load_tables(heuristic, board.size, goal_t, store, build, on_build)
     load_automaton(prune, board.size, store)
     from tilesweep.cluster.memory import default_budget
     memory = max_memory if max_memory is not None or algorithm == "idastar" else default_budget()
     result = solve(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, memory, prune,
-                   cpu_time_limit=cpu_time_limit)
+                   cpu_time_limit=cpu_time_limit, conventions=conventions)
     if result.status_reason == "heuristic":
         raise InvalidOptionError(negative_message(heuristic))
     return result

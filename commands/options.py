@@ -102,6 +102,12 @@ CpuTimeLimitOpt = Annotated[Optional[float], typer.Option(
 PruneOpt = Annotated[str, typer.Option(
     "--prune",
     help="parent (never undo the last move; Korf's counting) or fsm[:DEPTH] (an automaton of duplicate move strings).")]
+ConventionsOpt = Annotated[Optional[str], typer.Option(
+    "--conventions",
+    help="What A*, BFS and DFS do and count: PRESET or PRESET,key=value,... Presets: korf (the default: tilesweep's "
+         "accounting), pops-board-string (a textbook queue: every pop counted, A* ties by the board's string, "
+         "order LRUD), heap-best-g (a heap with the best g per board, children counted when pushed). Keys: order, "
+         "ties, duplicates, goal-test, count, f (docs/conventions.md).")]
 MaxMemoryOpt = Annotated[Optional[int], typer.Option(
     "--max-memory", parser=typed("max_memory"),
     help="Memory A*, BFS and DFS may fill with boards, e.g. 2GB (status budget_exceeded, reason memory; default: "

@@ -155,6 +155,9 @@ def compare(
         "--threshold", help="Flag a time ratio above 1 + this (percent), e.g. 5%.")] = "5%",
     fmt: FormatOpt = "table",
     clock: ClockOpt = "cpu",
+    mixed_conventions: Annotated[bool, typer.Option(
+        "--mixed-conventions", help="Pair rows counted under different --conventions too (refused by default: "
+                                    "their node counts count different things).")] = False,
 ) -> None:
     """Pair two sweeps' rows: cost differences (exit 1), node and status changes, CPU (or --clock wall) time ratio.
 
@@ -173,7 +176,7 @@ def compare(
         fraction = parse_threshold(threshold)
         check_clock(clock)
         result = compare_rows(load_pairs_side(open_sweeps([old])), load_pairs_side(open_sweeps([new])), fraction,
-                              names=(old, new), clock=clock)
+                              names=(old, new), clock=clock, mixed_conventions=mixed_conventions)
         return result, format_comparison(result, fmt)
 
     result, text = run_guarded(action)

@@ -10,6 +10,7 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
     HEURISTIC_NAMES_AND_PLUGINS,
+    ConventionsOpt,
     CpuTimeLimitOpt,
     GoalOpt,
     MaxMemoryOpt,
@@ -58,6 +59,8 @@ def _print_solution(result, board, goal, trace: bool) -> None:
     for label, value in (("goal", result.goal), ("algorithm", result.algorithm), ("heuristic", result.heuristic),
                          ("pruning", result.pruning), ("limits", _limits(result))):
         typer.echo(f"{label:<10} {value}")
+    if result.conventions != "korf":
+        typer.echo(f"{'counting':<10} {result.conventions}")
     typer.echo(f"status     {result.status}" + (f" ({result.status_reason})" if result.status_reason else ""))
     if result.status == "unsolvable":
         typer.echo(f"reason     {parity_facts(board.tiles, goal, board.size)}")
@@ -95,6 +98,7 @@ def solve(
     cpu_time_limit: CpuTimeLimitOpt = None,
     max_memory: MaxMemoryOpt = None,
     prune: PruneOpt = "parent",
+    conventions: ConventionsOpt = None,
     plugin: PluginOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Print the IDA* iteration table.")] = False,
@@ -141,7 +145,8 @@ def solve(
         return board, goal_t, solve_board(board, goal=goal_t, algorithm=algorithm, heuristic=heuristic,
                                           store=store, build=not no_build, max_nodes=max_nodes,
                                           time_limit=time_limit, max_memory=max_memory, prune=prune,
-                                          on_build=announce_build(board.size), cpu_time_limit=cpu_time_limit)
+                                          on_build=announce_build(board.size), cpu_time_limit=cpu_time_limit,
+                                          conventions=conventions)
 
     def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
         from tilesweep.cluster.connect import connect, scheduler_address
@@ -153,7 +158,7 @@ def solve(
         with connect(scheduler, workers) as client:
             runner = dask_runner(client, store, depth, complete_last_iteration)
             return solve_search(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
-                                split=runner, cpu_time_limit=cpu_time_limit)
+                                split=runner, cpu_time_limit=cpu_time_limit, conventions=conventions)
 
     board, goal_t, result = run_guarded(action)
     if as_json:

@@ -16,6 +16,7 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import (
     HEURISTIC_NAMES_AND_PLUGINS,
+    ConventionsOpt,
     CpuTimeLimitOpt,
     FormatOpt,
     MaxMemoryOpt,
@@ -111,6 +112,7 @@ def sweep(
         "--retry-errors", help="Rerun the chunks whose rows have status error (kept by default).")] = False,
     prune: Annotated[Optional[str], typer.Option(
         "--prune", help="parent (default) or fsm[:DEPTH]; the pruning column of the rows.")] = None,
+    conventions: ConventionsOpt = None,
     plugin: PluginOpt = None,
     check_heuristics: Annotated[bool, typer.Option(
         "--check-heuristics",
@@ -136,7 +138,8 @@ def sweep(
                            max_nodes=max_nodes, chunk_size=chunk_size, workers=workers, parallel_above=parallel_above,
                            time_limit=time_limit, max_memory=max_memory, prune=prune, cpu_time_limit=cpu_time_limit,
                            repeat=repeat, worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
-                           cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()))
+                           cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()),
+                           conventions=conventions)
 
     def setup():
         from tilesweep.cluster.connect import check_workers, scheduler_address

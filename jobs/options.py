@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.options import MAX_NODES, check_size, parse_seconds, whole_number
 from tilesweep.solver.solve import check_memory, check_time_limit
@@ -35,7 +36,8 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
              "jobs": "jobs", "max-jobs": "max_jobs", "max_jobs": "max_jobs",
              "cluster-option": "cluster_options", "cluster_options": "cluster_options",
-             "plugins": "plugin_files", "plugin": "plugin_files", "repeat": "repeat"}
+             "plugins": "plugin_files", "plugin": "plugin_files", "repeat": "repeat",
+             "conventions": "conventions"}
 RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
             "cluster_options", "scheduler_file")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
@@ -88,7 +90,8 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
                   "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
                   "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
                   "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
-                  "cluster_options": parse_cluster_options, "repeat": _whole("repeat", 1, MAX_REPEAT)}
+                  "cluster_options": parse_cluster_options, "repeat": _whole("repeat", 1, MAX_REPEAT),
+                  "conventions": lambda value: parse_conventions(value).name}
 
 
 def parse_options(options: dict) -> dict:
@@ -120,6 +123,7 @@ class SweepOptions:
     plugin_files: tuple[str, ...] | None = None
     cpu_time_limit: float | None = None
     repeat: int | None = None
+    conventions: str | None = None
     # where it runs: the fields of RunOptions (RUN_KEYS)
     store: str | None = None
     scheduler: str | None = None
@@ -150,7 +154,8 @@ class SweepOptions:
 
 
 DEFAULTS = SweepOptions(instances=InstanceSource("uniform"), seed=0, algorithms=("idastar",),
-                        heuristics=("manhattan",), out="sweeps", prune="parent", plugin_files=(), repeat=1)
+                        heuristics=("manhattan",), out="sweeps", prune="parent", plugin_files=(), repeat=1,
+                        conventions="korf")
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ def recheck(folder: Path, n: int | None, seed: int, store: str | None, plugin_fi
     keep = reproducible(rows)
     picked = sample(rows[keep], n, seed)
     job = ChunkJob(spec.name, 0, spec.size, spec.goal_tuple, spec.combos, spec.max_nodes, (), None, None,
-                   spec.prune, plugins=plugins)
+                   spec.prune, plugins=plugins, conventions=spec.conventions)
     opened = open_store(store)
     tables = {}
 

@@ -12,6 +12,8 @@ paths: ``parent`` (never undo the last move) or ``fsm:DEPTH`` (:mod:`solver.fsm`
 time, ``cpu_seconds`` the CPU time of the thread that solved it (null in parts written
 before the column: unknown, never 0); ``cpu_time_limit`` the limit in seconds of that CPU
 time the row ran under (null: none; a row has a ``time_limit`` or a ``cpu_time_limit``).
+``conventions`` names what the search did and counted (:mod:`solver.conventions`: ``korf``,
+tilesweep's own accounting, in every part written before the column).
 ``timings`` is how many times a solve of a ``--repeat K`` sweep was timed (K), with the
 min and median of its wall (``seconds_min``, ``seconds_median``) and CPU seconds
 (``cpu_seconds_min``, ``cpu_seconds_median``); ``seconds`` and ``cpu_seconds`` then hold
@@ -66,6 +68,7 @@ RESULT_SCHEMA = pa.schema([
     ("seconds_median", pa.float64()),
     ("cpu_seconds_min", pa.float64()),
     ("cpu_seconds_median", pa.float64()),
+    ("conventions", pa.string()),
 ])
 COLUMNS = tuple(RESULT_SCHEMA.names)
 # Columns that depend on where and when a row ran, not on the spec: a resumed or
@@ -77,10 +80,11 @@ ADDED_COLUMNS = ("status_reason", "max_nodes", "time_limit", "max_memory",  # ti
                  "pruning",  # tilesweep 0.4
                  "heuristic_version",
                  "cpu_seconds", "cpu_time_limit",
-                 "timings", "seconds_min", "seconds_median", "cpu_seconds_min", "cpu_seconds_median")
+                 "timings", "seconds_min", "seconds_median", "cpu_seconds_min", "cpu_seconds_median",
+                 "conventions")
 # What an added column means in a part written before it: rows before ``pruning`` all
-# used parent pruning; the other columns are unknown (null).
-ADDED_DEFAULTS = {"pruning": "parent"}
+# used parent pruning, rows before ``conventions`` korf's; the other columns are unknown (null).
+ADDED_DEFAULTS = {"pruning": "parent", "conventions": "korf"}
 
 
 def upgrade_table(table: pa.Table) -> pa.Table | None:

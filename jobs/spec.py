@@ -20,10 +20,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label, goal_tiles
+from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
-from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limits
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_conventions, check_time_limits
 
 from .options import RunOptions, SweepOptions, check_cluster, merge_options, shell_quote
 from .plugins import load_files, used_plugins
@@ -79,6 +80,7 @@ class SweepSpec:
     plugins: tuple[tuple[str, str, str, str], ...] = ()
     cpu_time_limit: float | None = None  # seconds of the solving thread's CPU time (or time_limit: wall)
     repeat: int = 1  # times each solved row is timed (--repeat; its nodes must agree every time)
+    conventions: str = "korf"  # what the searches do and count (solver.conventions), canonical text
 
     @property
     def combos(self) -> tuple[tuple[str, str], ...]:
@@ -111,6 +113,8 @@ class SweepSpec:
             data.pop("prune")
         if data["repeat"] == 1:  # the default, as before --repeat existed
             data.pop("repeat")
+        if data["conventions"] == "korf":  # the default, as before --conventions existed
+            data.pop("conventions")
         if data["plugins"]:
             data["plugins"] = [[name, sha] for name, sha, *_ in self.plugins]
         else:  # none: left out, as before plugins existed
@@ -155,6 +159,8 @@ class SweepSpec:
             args += ["--prune", self.prune]
         if self.repeat != 1:
             args += ["--repeat", str(self.repeat)]
+        if self.conventions != "korf":
+            args += ["--conventions", shell_quote(self.conventions)]
         args += ["--chunk-size", str(self.chunk_size), "--name", shell_quote(self.name),
                  "--out", shell_quote(self.out)]
         if run is not None:
@@ -261,11 +267,14 @@ def _validate(opts: SweepOptions, workers: int) -> SweepSpec:
     for h in heuristics:
         parse_heuristic(h, size, goal_tuple)
     used = used_plugins([h for a, h in combinations(algorithms, heuristics)], size, goal_tuple)
+    pruning, conventions = parse_pruning(opts.prune, size), parse_conventions(opts.conventions)
+    for a, h in combinations(algorithms, heuristics):
+        check_conventions(conventions, a, parse_heuristic(h if h != "none" else "manhattan", size, goal_tuple), pruning)
     rows = dict(size=size, goal=goal, instances=source, count=count, seed=opts.seed, algorithms=algorithms,
                 heuristics=heuristics, max_nodes=opts.max_nodes, out=str(opts.out), instances_sha256=digest,
-                time_limit=opts.time_limit, max_memory=opts.max_memory, prune=str(parse_pruning(opts.prune, size)),
+                time_limit=opts.time_limit, max_memory=opts.max_memory, prune=str(pruning),
                 plugins=used, cpu_time_limit=check_time_limits(opts.time_limit, opts.cpu_time_limit)[1],
-                repeat=opts.repeat)
+                repeat=opts.repeat, conventions=conventions.name)
     name = opts.name or default_name(rows, _unchunked(rows).fingerprint())
     if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise InvalidOptionError(f"name {name!r} is not a folder name; use letters, digits, '.', '_' and '-'")

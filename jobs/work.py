@@ -52,6 +52,7 @@ class ChunkJob:
     plugins: tuple = ()
     cpu_time_limit: float | None = None
     repeat: int = 1  # times each solved row is timed (:func:`retime`)
+    conventions: str = "korf"  # what the searches do and count (solver.conventions)
 
 
 def node_budget(job: ChunkJob, algorithm: str) -> int | None:
@@ -87,7 +88,8 @@ def chunk_jobs(spec: SweepSpec) -> list[ChunkJob]:
             instances = tuple((i, boards[i]) for i in range(lo, hi))
         jobs.append(ChunkJob(spec.name, chunk, spec.size, spec.goal_tuple, spec.combos,
                              spec.max_nodes, instances, spec.time_limit, spec.max_memory, spec.prune,
-                             plugins=spec.plugins, cpu_time_limit=spec.cpu_time_limit, repeat=spec.repeat))
+                             plugins=spec.plugins, cpu_time_limit=spec.cpu_time_limit, repeat=spec.repeat,
+                             conventions=spec.conventions))
     return jobs
 
 
@@ -112,7 +114,7 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
     try:
         row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
-                    job.max_memory or max_memory, job.prune, split, job.cpu_time_limit).to_dict()
+                    job.max_memory or max_memory, job.prune, split, job.cpu_time_limit, job.conventions).to_dict()
         row["max_nodes"] = job.max_nodes
         if row["status_reason"] == "heuristic":  # the search stopped at a plugin's negative h
             row["error"] = negative_message(heuristic)
@@ -123,6 +125,7 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     row.update(base)
     row["goal"] = goal_label(job.goal)
     row["pruning"] = job.prune
+    row["conventions"] = job.conventions
     row["heuristic_version"] = None if heuristic == "none" else spec.heuristic_version
     return row
 
@@ -141,13 +144,13 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
     spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
     tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
     cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, node_budget(job, algorithm),
-                        job.time_limit, job.max_memory or budget, job.prune, job.cpu_time_limit)
+                        job.time_limit, job.max_memory or budget, job.prune, job.cpu_time_limit, job.conventions)
     k = len(indices)
     columns = {name: getattr(cols, name) for name in FIGURES}
     constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
                  "heuristic": cols.heuristic, "max_nodes": job.max_nodes, "time_limit": cols.time_limit,
                  "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label,
-                 "cpu_time_limit": cols.cpu_time_limit}
+                 "cpu_time_limit": cols.cpu_time_limit, "conventions": cols.conventions}
     columns.update({name: pa.repeat(pa.scalar(value, RESULT_SCHEMA.field(name).type), k)
                     for name, value in constants.items()})
     return columns_to_table({**columns, "instance": pa.array(indices, pa.int64()), "tiles": texts})
@@ -210,7 +213,7 @@ def _solve_chunk_once(job: ChunkJob, tables_for, memory_budget) -> pa.Table:
 AGREEING = ("status", "cost", "moves", "nodes_generated", "nodes_expanded")
 # What an error row of disagreeing timings keeps: which solve it is, and under what limits
 IDENTIFYING = ("sweep", "instance", "size", "goal", "tiles", "worker", "max_nodes", "time_limit", "max_memory",
-               "pruning", "heuristic_version", "cpu_time_limit")
+               "pruning", "heuristic_version", "cpu_time_limit", "conventions")
 
 
 def retime(job: ChunkJob, table: pa.Table, solve_again) -> pa.Table:

@@ -74,6 +74,7 @@ class Columns:
     max_memory: int | None
     pruning: str
     cpu_time_limit: float | None
+    conventions: str
 
 
 FIGURES = {"status": pa.string(), "status_reason": pa.string(), "cost": pa.int64(), "moves": pa.string(),
@@ -174,10 +175,11 @@ def tiles_texts(boards: np.ndarray) -> pa.Array:
 def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm: str,
                  heuristic: HeuristicSpec, tables: tuple = (), max_nodes: int | None = None,
                  time_limit: float | None = None, max_memory: int | None = None,
-                 prune: str = "parent", cpu_time_limit: float | None = None) -> Columns:
+                 prune: str = "parent", cpu_time_limit: float | None = None, conventions: str | None = None) -> Columns:
     """Solve every row of ``boards`` (``int8[k, N]``, all passing :func:`kernel_boards`)
     as :func:`solve.solve` would, with the same options; the figures as columns."""
-    p = prepare(size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune, cpu_time_limit)
+    p = prepare(size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune, cpu_time_limit,
+                conventions)
     x, idastar = p.inputs, algorithm == "idastar"
     cols = Columns(*([] for _ in FIGURES), **p.result_fields())
     boards = np.ascontiguousarray(boards, dtype=np.int8)

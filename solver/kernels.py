@@ -19,9 +19,11 @@ import numpy as np
 
 from .astar import ASTAR_KERNELS, HMODE_NAMES, astar_hmode, astar_tables
 from .batch_kernels import ASTAR_BOARDS, _idastar_tiles_boards
-from .geometry import neighbours, neighbours64
+from .conventions import COUNTS, DUPLICATES, KORF, TIES, Conventions
+from .convsearch import _convention_search
+from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search_pdb, graph_search_kernel
-from .heuristics import PluginHeuristic
+from .heuristics import EUCLID_SCALE, PluginHeuristic
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .idastar import _idastar, _idastar_tiles
 from .idastar_lines import _idastar_lines
@@ -44,7 +46,8 @@ class KernelInputs:
 
     ``H`` is a :class:`~.heuristics.KernelHeuristic` or :class:`~.heuristics.PluginHeuristic`,
     ``limits`` the kernels' limits (:func:`~.limits.make_limits`), ``automaton`` a
-    :class:`~.fsm.Automaton` that replaces parent pruning, or None."""
+    :class:`~.fsm.Automaton` that replaces parent pruning, or None; ``conventions`` the
+    :class:`~.conventions.Conventions` of the search (korf's run in today's kernels)."""
 
     algorithm: str
     size: int
@@ -52,6 +55,7 @@ class KernelInputs:
     H: object
     limits: np.ndarray
     automaton: object = None
+    conventions: Conventions = KORF
 
     @property
     def plugin(self) -> bool:
@@ -255,6 +259,36 @@ def _graph_call(x: KernelInputs):
     return variant, lambda tiles: search(kind, tiles, x.size, goal_pos, nbr, H, x.limits, fsm, use_fsm)
 
 
+def _serves_conventions(x: KernelInputs) -> bool:
+    return x.conventions is not KORF  # what every solve asks first: an identity test
+
+
+def real_tile_costs(x: KernelInputs) -> tuple[np.ndarray, bool]:
+    """``fcost[t, c]`` (float64): the straight-line distance of tile t on cell c from its goal
+    cell, and whether f is to use it: with ``f=float`` and Euclidean distance alone (other
+    heuristics are whole numbers already)."""
+    H, n = x.H, x.size * x.size
+    euclidean = H.n_terms == 1 and H.terms[0] == TERM_TILES and H.scale == EUCLID_SCALE
+    if x.conventions.f != "float" or not euclidean:
+        return np.zeros((n, n)), False
+    goal_pos = goal_positions(x.goal)
+    rows, cols = np.divmod(np.arange(n), x.size)
+    dr = rows[None, :] - rows[goal_pos][:, None]
+    dc = cols[None, :] - cols[goal_pos][:, None]
+    return np.sqrt((dr * dr + dc * dc).astype(np.float64)), True
+
+
+def _conventions_call(x: KernelInputs):
+    c, kind = x.conventions, GRAPH_KINDS[x.algorithm]
+    goal_pos, nbr = goal_positions(x.goal), neighbours64(x.size)
+    order = np.array([MOVES.index(m) for m in c.order], dtype=np.int64)
+    fcost, use_float = real_tile_costs(x)
+    codes = (TIES.index(c.ties), DUPLICATES.index(c.duplicates), c.goal_at_generation(x.algorithm),
+             COUNTS.index(c.count))
+    return "", lambda tiles: _convention_search(kind, tiles, x.size, goal_pos, nbr, order, x.H, fcost, use_float,
+                                                *codes, x.limits)
+
+
 def _plugin_alone(x: KernelInputs) -> bool:
     return x.plugin and x.H.alone
 
@@ -279,6 +313,7 @@ KERNELS = (
     Kernel("idastar-pdb", IDASTAR, _built_in(_serves_pdb), _pdb_call),
     Kernel("idastar-pdb-walk", IDASTAR, _built_in(lambda x: serves_pdb_walk_kernel(x.H)), _pdb_walk_call),
     Kernel("idastar", IDASTAR, _always, _general_call),
+    Kernel("graph-conventions", GRAPH, _serves_conventions, _conventions_call),
     Kernel("graph-plugin", GRAPH, lambda x: x.plugin, _graph_plugin_call),
     Kernel("astar-packed", GRAPH, _serves_packed_astar, _packed_astar_call, _packed_astar_batch),
     Kernel("graph", GRAPH, _always, _graph_call),

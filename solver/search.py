@@ -124,7 +124,7 @@ def run(algorithm, board, goal, H, limits, result, automaton=None, runner=None):
 
 def run_inputs(x: KernelInputs, board, result, runner=None):
     """:func:`run` for a request's checked inputs (:func:`solver.solve.prepare`)."""
-    if board.tiles == x.goal:
+    if board.tiles == x.goal and x.conventions.is_korf:  # other conventions may count the goal's pop
         return _solved_at_start(result, heuristic_of(board, x.goal, x.H))
     if runner is not None:
         return runner(board, x.goal, x.H, x.limits, result, x.automaton)

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import search
 from .board import Board, goal_label, goal_tiles, is_solvable
+from .conventions import KORF, Conventions, parse_conventions
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .fsm import Pruning, automaton, parse_pruning
 from .heuristics import HeuristicSpec, kernel_heuristic, parse_heuristic
@@ -59,6 +60,7 @@ class SolveResult:
     pruning: str = "parent"
     cpu_seconds: float = 0.0
     cpu_time_limit: float | None = None
+    conventions: str = "korf"
     extra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
@@ -154,18 +156,20 @@ class Prepared:
     max_memory: int | None
     pruning: str
     cpu_time_limit: float | None
+    conventions: str
 
     def result_fields(self) -> dict:
         """The fields of a :class:`SolveResult` (and of the batch path's columns) that are
         the request's, not the board's."""
         return {"heuristic": self.heuristic, "max_nodes": self.max_nodes, "time_limit": self.time_limit,
-                "max_memory": self.max_memory, "pruning": self.pruning, "cpu_time_limit": self.cpu_time_limit}
+                "max_memory": self.max_memory, "pruning": self.pruning, "cpu_time_limit": self.cpu_time_limit,
+                "conventions": self.conventions}
 
 
 def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: str | HeuristicSpec,
             tables: tuple = (), max_nodes: int | None = None, time_limit: float | None = None,
             max_memory: int | None = None, prune: str | Pruning = "parent",
-            cpu_time_limit: float | None = None) -> Prepared:
+            cpu_time_limit: float | None = None, conventions: str | Conventions | None = None) -> Prepared:
     """Check a request's options and build what its kernel takes (the options as
     :func:`solve` takes them); :func:`solve` and :func:`solver.batch.solve_boards` both start
     here, and :func:`solver.kernels.pick` then picks the kernel."""
@@ -179,16 +183,34 @@ def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: s
     H = kernel_heuristic(spec, size, goal_t, tuple(tables))
     limits = solve_limits(budget, time_limit, cpu_time_limit, max_states(algorithm, max_memory))
     fsm = automaton(size, pruning.depth) if pruning.kind == "fsm" else None
-    return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm), spec,
+    conv = parse_conventions(conventions)
+    if conv is not KORF:
+        check_conventions(conv, algorithm, spec, pruning)
+    return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm, conv), spec,
                     spec.name if algorithm in INFORMED else "none", None if budget == UNLIMITED else budget,
-                    time_limit, max_memory, str(pruning), cpu_time_limit)
+                    time_limit, max_memory, str(pruning), cpu_time_limit, "korf" if conv is KORF else conv.name)
+
+
+def check_conventions(conventions: Conventions, algorithm: str, spec: HeuristicSpec, pruning: Pruning) -> None:
+    """Refuse, in one line, what conventions other than korf's do not run with: IDA*, plugin
+    heuristics and the pruning automaton (their kernels count as korf does)."""
+    if conventions.is_korf:
+        return
+    if algorithm == "idastar":
+        raise InvalidOptionError(conventions.idastar_refusal())
+    if spec.plugins:
+        raise InvalidOptionError(f"heuristic {spec.name!r}: plugin heuristics run under the korf conventions "
+                                 f"only, not {conventions.name!r}; use --conventions korf")
+    if pruning.kind != "parent":
+        raise InvalidOptionError(f"prune {str(pruning)!r} runs under the korf conventions only, not "
+                                 f"{conventions.name!r}; use --prune parent")
 
 
 def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: str = "idastar",
           heuristic: str | HeuristicSpec = "manhattan", tables: tuple = (),
           max_nodes: int | None = None, time_limit: float | None = None,
           max_memory: int | None = None, prune: str | Pruning = "parent", split=None,
-          cpu_time_limit: float | None = None) -> SolveResult:
+          cpu_time_limit: float | None = None, conventions: str | Conventions | None = None) -> SolveResult:
     """Solve ``board`` for ``goal`` with ``algorithm`` guided by ``heuristic``.
 
     Unsolvable boards are detected by parity and returned with
@@ -204,10 +226,11 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     ``prune`` is ``parent`` (never undo the last move) or ``fsm[:DEPTH]`` (an automaton
     of duplicate move strings, :mod:`solver.fsm`). ``split`` runs IDA* as a split search
     instead (:func:`solver.splitsearch.split_runner`; the result's ``extra`` then holds
-    its node accounting).
+    its node accounting). ``conventions`` (:mod:`solver.conventions`; None: korf) names what
+    the search does and counts: ``PRESET`` or ``PRESET,key=value,...``.
     """
     p = prepare(board.size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune,
-                cpu_time_limit)
+                cpu_time_limit, conventions)
     if split is not None and algorithm != "idastar":
         raise InvalidOptionError(f"parallel search runs IDA* only, not {algorithm!r}; use --algorithm idastar")
     x, spec = p.inputs, p.spec

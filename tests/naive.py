@@ -9,6 +9,10 @@ definition so that a shared bug cannot hide in both the code and its reference.
 * :func:`manhattan`, :func:`misplaced`, :func:`euclidean`, :func:`linear_conflict`.
 * :func:`solvable` - inversion counting (odd widths) and the blank-row rule (even widths).
 * :func:`replay` - apply a move string with plain index arithmetic.
+* :func:`course_queue_search`, :func:`course_astar` - the textbook BFS/DFS and A* of the
+  ``pops-board-string`` conventions (a seen set, a heap of (f, board) without a closed set,
+  every pop counted); :func:`heap_best_g` - A* of the ``heap-best-g`` conventions;
+  :func:`euclidean_float` - the real sum of the straight-line distances.
 """
 
 from __future__ import annotations
@@ -297,4 +301,87 @@ def bfs_counts(start, goal) -> dict:
                 if nxt == goal:
                     return dict(cost=depth[nxt], generated=generated, expanded=expanded)
                 queue.append(nxt)
+    return {}
+
+
+def ordered_successors(tiles, order: str) -> list[tuple[str, tuple[int, ...]]]:
+    """(move, board) for every legal blank move, in ``order`` (a permutation of ULRD)."""
+    by_move = dict(successors(tiles))
+    return [(m, by_move[m]) for m in order if m in by_move]
+
+
+def euclidean_float(tiles, goal) -> float:
+    """The sum of the tiles' straight-line distances, added cell by cell in a float."""
+    total = 0.0
+    for dr, dc in displacements(tiles, goal):
+        total += math.sqrt(dr * dr + dc * dc)
+    return total
+
+
+def course_queue_search(start, goal, lifo: bool, order: str = "LRUD") -> dict:
+    """BFS (a FIFO) or DFS (a LIFO, ``lifo``) as course solvers write it: a board is marked
+    seen when generated, the goal is tested when a board is popped, every pop is counted
+    (the goal's too); ``max_depth`` is the deepest depth a generated board reached."""
+    start, goal = tuple(start), tuple(goal)
+    depth = {start: 0}
+    frontier = deque([start])
+    pops = max_depth = 0
+    while frontier:
+        state = frontier.pop() if lifo else frontier.popleft()
+        pops += 1
+        if state == goal:
+            return dict(cost=depth[state], expanded=pops, max_depth=max_depth)
+        for _, nxt in ordered_successors(state, order):
+            if nxt not in depth:
+                depth[nxt] = depth[state] + 1
+                max_depth = max(max_depth, depth[nxt])
+                frontier.append(nxt)
+    return {}
+
+
+def course_astar(start, goal, h=manhattan, order: str = "LRUD") -> dict:
+    """A* over a heap of (f, board): no closed set, a board pushed again whenever a cheaper
+    g reaches it, every pop counted (stale ones expanded again at the board's best g), the
+    goal tested when popped; ``generated`` counts the root and every push."""
+    start, goal = tuple(start), tuple(goal)
+    best = {start: 0}
+    heap = [(h(start, goal), start)]
+    pops, pushes, max_depth = 0, 1, 0
+    while heap:
+        _, state = heapq.heappop(heap)
+        pops += 1
+        if state == goal:
+            return dict(cost=best[state], expanded=pops, generated=pushes, max_depth=max_depth)
+        g = best[state]
+        for _, nxt in ordered_successors(state, order):
+            if g + 1 < best.get(nxt, 1 << 30):
+                best[nxt] = g + 1
+                max_depth = max(max_depth, g + 1)
+                heapq.heappush(heap, (g + 1 + h(nxt, goal), nxt))
+                pushes += 1
+    return {}
+
+
+def heap_best_g(start, goal, h=manhattan) -> dict:
+    """A* over a heap of (f, insertion number, g, board) keeping the best g per board: a
+    board is pushed when a cheaper g reaches it, stale entries are skipped on pop, the goal
+    is tested when popped; ``generated`` counts the root and every push, ``expanded`` the
+    boards whose children were generated. Moves in the order U, L, R, D."""
+    start, goal = tuple(start), tuple(goal)
+    best = {start: 0}
+    heap = [(h(start, goal), 0, 0, start)]
+    pushes, expanded, seq = 1, 0, 1
+    while heap:
+        _, _, g, state = heapq.heappop(heap)
+        if g != best[state]:
+            continue
+        if state == goal:
+            return dict(cost=g, expanded=expanded, generated=pushes)
+        expanded += 1
+        for _, nxt in successors(state):
+            if g + 1 < best.get(nxt, 1 << 30):
+                best[nxt] = g + 1
+                heapq.heappush(heap, (g + 1 + h(nxt, goal), seq, g + 1, nxt))
+                seq += 1
+                pushes += 1
     return {}

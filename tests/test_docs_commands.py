@@ -8,9 +8,11 @@ pattern-database store of their own (``$TILESWEEP_STORE``), where:
 
 - the sweeps the docs name (``sweeps/NAME``, ``sweeps/before``, ..., docker.md's
   ``results/sweeps/demo``) are small sweeps of one spec run in this process first;
-- a ``toml`` block whose first line is ``# FILE.toml: ...`` is written to ``FILE.toml``;
+- a ``toml`` block whose first line is ``# FILE.toml: ...`` is written to ``FILE.toml``, a
+  ``text`` block whose first line is ``# FILE.txt: ...`` (an instances file) to ``FILE.txt``;
 - a ``sweep`` starts a local Dask cluster (tier ``cluster``) and runs on a tiny count:
-  ``--count 3 --workers 1`` is appended, and the last value of an option wins; a
+  ``--count 3 --workers 1`` is appended, and the last value of an option wins (a sweep of
+  an instances file written here keeps its count: the file is as small as the docs show it); a
   ``solve --parallel`` starts one too (tier ``cluster``).
 
 What cannot run here is skipped with its reason (:data:`SKIPS`); a command that takes seconds
@@ -97,11 +99,12 @@ def quotes_closed(text: str) -> bool:
 
 
 def spec_files() -> dict[str, str]:
-    """{file name: text} of the docs' ``toml`` blocks that name their file."""
+    """{file name: text} of the docs' ``toml`` and ``text`` blocks that name their file."""
     out = {}
     for path in DOCS:
         for language, _, lines in fenced_blocks(path):
-            match = re.match(r"# (\S+\.toml):", lines[0]) if language == "toml" and lines else None
+            kind = {"toml": r"\.toml", "text": r"\.txt"}.get(language)
+            match = re.match(rf"# (\S+{kind}):", lines[0]) if kind and lines else None
             if match:
                 out[match.group(1)] = "\n".join(lines) + "\n"
     return out
@@ -146,7 +149,10 @@ def args_of(command: str) -> list[str]:
         command = command.replace(placeholder, path)
     words = shlex.split(command, comments=True)
     words = words[2:] if words[:2] == ["python", "cli.py"] else words[1:]
-    return [*words, *(TINY if words[0] == "sweep" else [])]
+    if words[0] != "sweep":
+        return words
+    written = any(a.endswith(".txt") and b == "--instances" for b, a in zip(words, words[1:]))
+    return [*words, *(TINY[2:] if written else TINY)]
 
 
 def run(args: list[str], folder: Path, env: dict) -> tuple[int, str]:

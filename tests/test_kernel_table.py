@@ -15,7 +15,7 @@ from tilesweep.solver.solve import prepare, solve
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
 GOAL = goal_tiles("blank-last", 3)
-# algorithm, heuristic, pruning: the row that runs it
+# algorithm, heuristic, pruning (and conventions): the row that runs it
 CASES = [("idastar", "plugin:manhattan-plugin", "parent", "idastar-plugin-only"),
          ("idastar", "max(plugin:manhattan-incremental,misplaced)", "parent", "idastar-plugin"),
          ("idastar", "manhattan", "parent", "idastar-tiles"),
@@ -30,15 +30,18 @@ CASES = [("idastar", "plugin:manhattan-plugin", "parent", "idastar-plugin-only")
          ("astar", "pdb:5-3", "parent", "astar-packed"),
          ("astar", "manhattan", "fsm", "graph"),
          ("bfs", "manhattan", "parent", "graph"),
-         ("dfs", "manhattan", "parent", "graph")]
+         ("dfs", "manhattan", "parent", "graph"),
+         ("astar", "pdb:5-3", "parent/pops-board-string", "graph-conventions"),
+         ("bfs", "manhattan", "parent/korf,order=LRUD", "graph-conventions")]
 
 
 def prepared(algorithm, name, prune, tmp_path):
     load_files([EXAMPLE])
     spec = parse_heuristic(name, 3, GOAL)
+    prune, _, conventions = prune.partition("/")
     with open_store(tmp_path) as store:
         tables = tables_for(spec, 3, GOAL, store) if spec.groups else ()
-    return prepare(3, GOAL, algorithm, spec, tables, prune=prune)
+    return prepare(3, GOAL, algorithm, spec, tables, prune=prune, conventions=conventions or None)
 
 
 @pytest.mark.parametrize("algorithm, name, prune, row", CASES)

@@ -45,6 +45,8 @@ CASES = {
     "--cpu-time-limit": ("cpu-time-limit", [("0.5", 0.5), ("30", 30)]),
     "--prune": ("prune", [("parent", "parent"), ("fsm:3", "fsm:3")]),
     "--repeat": ("repeat", [("1", 1), ("5", 5)]),
+    # other conventions refuse IDA*, the default algorithm: a case of their own in COMBINED
+    "--conventions": ("conventions", [("korf", "korf"), ("korf,order=ULRD", "korf")]),  # korf's own order
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
     "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
     "--cluster": ("cluster", [("local", "local")]),
@@ -64,6 +66,8 @@ COMBINED = [
      "--cluster-option": (["account=lab", "cores=2", "walltime=02:00:00"], ["account=lab", "cores=2",
                                                                            "walltime=02:00:00"])},
     {"--size": ("4", 4), "--cluster": ("pbs", "pbs"), "--max-jobs": ("3", 3)},
+    {"--size": ("4", 4), "--algorithm": (["astar", "bfs"], ["astar", "bfs"]),
+     "--conventions": ("pops-board-string,order=DURL", "pops-board-string,order=DURL")},
 ]
 # how the summary prints; which parts rerun; where the client runs
 NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach", "--check-heuristics"}

@@ -68,6 +68,8 @@ BAD_SOLVES = [
     ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "chebyshev"}, "heuristic 'chebyshev' is not known"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "heuristic": "pdb:9-9"}, "partition '9-9' is not known"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "goal": "blank-middle"}, "goal 'blank-middle' is not known"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "conventions": "course"}, "unknown preset 'course'"),
+    ({"tiles": "1 2 3 4 5 6 7 0 8", "conventions": "pops-board-string"}, "do not apply to IDA*"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 0}, "too small"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": "many"}, "not a whole number"),
     ({"tiles": "1 2 3 4 5 6 7 0 8", "max_nodes": 10 ** 12}, "above this server's budget"),
@@ -179,6 +181,17 @@ def test_bad_solve_request_gets_one_line(server, body, expected):
     assert expected in text and len(text) < 600  # a huge value is quoted cut short
     assert_still_serving(server)
     assert not any("Traceback" in line for line in server.stderr), "".join(server.stderr)
+
+
+def test_solve_under_other_conventions(server):
+    """The page's solve counts as ``solve --conventions`` does (the course's A* table)."""
+    course = {"tiles": "7 6 2 8 5 3 0 1 4", "goal": "blank-first", "algorithm": "astar", "heuristic": "euclidean"}
+    r = solve(server, **course, conventions="pops-board-string")
+    cli = CliRunner().invoke(app, ["solve", course["tiles"], "--goal", "blank-first", "-a", "astar", "-H", "euclidean",
+                                   "--conventions", "pops-board-string", "--json"])
+    assert r["conventions"] == "pops-board-string"
+    assert (r["cost"], r["nodes_expanded"]) == tuple(json.loads(cli.stdout)[k] for k in ("cost", "nodes_expanded"))
+    assert solve(server, **course)["conventions"] == "korf"
 
 
 @pytest.mark.parametrize("path, code", BAD_GETS)

@@ -28,12 +28,14 @@ from pebble import ProcessPool
 
 from tilesweep.solver import Board, heuristic_names, parse_heuristic, solve
 from tilesweep.solver.board import goal_label, goal_tiles, is_solvable, parity_reason, parse_tiles, size_for_count
+from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
+from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import BLANK_IGNORING
 from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import whole_number
 from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
-from tilesweep.solver.solve import INFORMED, check_algorithm, check_time_limits, resolve_goal
+from tilesweep.solver.solve import INFORMED, check_algorithm, check_conventions, check_time_limits, resolve_goal
 
 SIZES = (3, 4)  # the boards the page offers
 GOALS = ("blank-last", "blank-first")
@@ -44,7 +46,7 @@ DEFAULT_MAX_NODES = 20_000_000
 # A page's solve that runs this long has been forgotten (closing the page cancels it anyway).
 DEFAULT_TIME_LIMIT = 300.0
 SOLVE_FIELDS = ("tiles", "size", "goal", "algorithm", "heuristic", "max_nodes", "time_limit", "cpu_time_limit",
-                "ticket")
+                "ticket", "conventions")
 BOARD_FIELDS = ("tiles", "size", "goal", "heuristic")
 TICKET = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # what warm_kernels compiles: every algorithm with the page's default heuristics (the others
@@ -80,6 +82,7 @@ class SolveRequest:
     time_limit: float | None  # wall seconds; None under a CPU time limit
     max_memory: int | None
     cpu_time_limit: float | None = None  # seconds of the solving thread's CPU time
+    conventions: str = "korf"  # what the search does and counts (solver.conventions)
 
 
 def _text(data: dict, key: str, default: str | None = None) -> str:
@@ -170,7 +173,9 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
     board, goal = parse_board(_check_fields(data, SOLVE_FIELDS))
     algorithm = check_algorithm(_text(data, "algorithm", "idastar"))
     heuristic = _text(data, "heuristic", "manhattan")
-    parse_heuristic(heuristic, board.size, goal)
+    spec = parse_heuristic(heuristic, board.size, goal)
+    conventions = parse_conventions(_text(data, "conventions", "korf").strip() or "korf")
+    check_conventions(conventions, algorithm, spec, parse_pruning("parent", board.size))
     budget = whole_number("max_nodes", data.get("max_nodes", limits.max_nodes), 1)
     if budget > limits.max_nodes:
         raise InvalidOptionError(f"max_nodes {quoted(budget)} is above this server's budget; expected at most "
@@ -182,7 +187,8 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
         if seconds is not None and seconds > limits.time_limit:
             raise InvalidOptionError(f"{name} {seconds:g} is above this server's limit; expected at most "
                                      f"{limits.time_limit:g} seconds (start tilesweep ui with a larger --time-limit)")
-    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, wall, limits.max_memory, cpu)
+    return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, wall, limits.max_memory, cpu,
+                        conventions.name)
 
 
 # --- pattern databases ---------------------------------------------------------------------
@@ -247,7 +253,7 @@ def run_solve(req: SolveRequest, store: str | None) -> dict:
     tables = _tables(spec, req.size, req.goal, store)
     board = Board(req.tiles, req.size)
     solved = solve(board, req.goal, req.algorithm, spec, tables, req.max_nodes, req.time_limit, req.max_memory,
-                   cpu_time_limit=req.cpu_time_limit)
+                   cpu_time_limit=req.cpu_time_limit, conventions=req.conventions)
     result = solved.to_dict()
     result["heuristic_version"] = solved.extra.get("heuristic_version")  # a plugin's source sha256
     result["reason"] = parity_reason(board.tiles, req.goal, board.size)

@@ -18,6 +18,10 @@ only when the rows hold several):
   ``time_p``; ``regression`` when the ratio exceeds 1 + threshold and the whole interval
   lies above 1.
 
+Rows counted under different conventions (the ``conventions`` column, :mod:`solver.conventions`;
+``korf`` in parts from before it) count different things, so a pair of them is refused in one
+line unless ``mixed_conventions`` is asked for; then the configurations show both conventions.
+
 ``only_old`` / ``only_new`` count rows without a partner (different instances or configurations).
 Two sweeps with no pair at all are not a comparison: bad input, saying whether they share no
 instance or share instances but no configuration.
@@ -42,7 +46,7 @@ from .sweeps import Sweep
 CONFIG = ["size", "algorithm", "heuristic", "pruning"]
 INSTANCE = ["instance", "size", "goal", "tiles"]
 PAIR_KEYS = INSTANCE + ["algorithm", "heuristic", "pruning"]
-VALUES = ["status", "cost", "nodes_generated", "seconds", "cpu_seconds"]
+VALUES = ["status", "cost", "nodes_generated", "seconds", "cpu_seconds", "conventions"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,8 @@ def load_pairs_side(sweeps: list[Sweep]) -> pd.DataFrame:
     """The pairing keys and compared values of every row of ``sweeps``."""
     tables = [read_part(p, PAIR_KEYS + VALUES).replace_schema_metadata(None) for s in sweeps for p in s.parts]
     frame = pa.concat_tables(tables).to_pandas()
-    frame["pruning"] = frame["pruning"].fillna(ADDED_DEFAULTS["pruning"])  # parts from before the column
+    for column in ("pruning", "conventions"):  # parts from before the column
+        frame[column] = frame[column].fillna(ADDED_DEFAULTS[column])
     return frame.drop_duplicates(PAIR_KEYS, keep="last")
 
 
@@ -119,12 +124,29 @@ def _check_shared(old: pd.DataFrame, new: pd.DataFrame, pairs: pd.DataFrame, nam
                              "two runs of the same instances, e.g. one spec before and after a change")
 
 
+def _check_conventions(pairs: pd.DataFrame, names: tuple[str, str]) -> None:
+    """Refuse pairs of rows counted under different conventions."""
+    both = pairs[pairs["_merge"] == "both"]
+    mixed = both[both["conventions_old"] != both["conventions_new"]]
+    if len(mixed):
+        first = mixed.iloc[0]
+        raise InvalidOptionError(
+            f"sweeps {names[0]!r} and {names[1]!r} counted {len(mixed):,} paired row(s) under different conventions "
+            f"({first['conventions_old']!r} against {first['conventions_new']!r}); expected the same conventions, "
+            "or --mixed-conventions to pair them anyway")
+
+
 def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed: int = 0,
-            names: tuple[str, str] = ("OLD", "NEW"), clock: str = DEFAULT_CLOCK) -> Comparison:
+            names: tuple[str, str] = ("OLD", "NEW"), clock: str = DEFAULT_CLOCK,
+            mixed_conventions: bool = False) -> Comparison:
     """Pair the rows of ``old`` and ``new`` (frames of :data:`PAIR_KEYS` + :data:`VALUES`;
-    ``names`` are the sweeps' for an error); time ratios by ``clock``."""
+    ``names`` are the sweeps' for an error); time ratios by ``clock``; pairs of rows counted
+    under different conventions only with ``mixed_conventions``."""
+    old, new = (f if "conventions" in f else f.assign(conventions=ADDED_DEFAULTS["conventions"]) for f in (old, new))
     pairs = old.merge(new, on=PAIR_KEYS, how="outer", suffixes=("_old", "_new"), indicator=True)
     _check_shared(old, new, pairs, names)
+    if not mixed_conventions:
+        _check_conventions(pairs, names)
     changes = _changes(pairs[pairs["_merge"] == "both"])
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
     order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}

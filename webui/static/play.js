@@ -202,6 +202,7 @@ function solve() {
   if ($("max-nodes").value) request.max_nodes = Number($("max-nodes").value);
   if ($("time-limit").value) request.time_limit = Number($("time-limit").value);
   if ($("cpu-time-limit").value) request.cpu_time_limit = Number($("cpu-time-limit").value);
+  if ($("conventions").value.trim()) request.conventions = $("conventions").value.trim();
   const card = new SolveCard(request, state.tiles.slice());
   $("results").prepend(card.node);
   if (state.check && !state.check.solvable) {
@@ -293,6 +294,7 @@ class SolveCard {
                   ["h0", fmtInt(r.h0), "h0"], ["search CPU time", fmtSeconds(r.cpu_seconds), "cpu-seconds"],
                   ["search wall time", fmtSeconds(r.seconds), "seconds"]];
     if (r.max_depth !== null && r.max_depth !== undefined) rows.push(["max depth", fmtInt(r.max_depth), "max-depth"]);
+    if (r.conventions && r.conventions !== "korf") rows.push(["conventions", r.conventions, "conventions"]);
     // a plugin heuristic: the sha256 of its source (the heuristic_version of a sweep's rows)
     if (r.heuristic_version) rows.push(["heuristic version", r.heuristic_version.slice(0, 12), "heuristic-version"]);
     this.body.append(el("table", {class: "figures"},
