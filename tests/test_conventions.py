@@ -2,6 +2,8 @@
 ``pops-board-string`` preset exactly, the general kernel against the naive references of
 tests/naive.py on random boards, korf's figures unchanged in the general kernel, parsing."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,28 @@ def test_goal_tested_on_generation_or_expansion_finds_a_path(algorithm):
             assert naive.replay(tiles, r.moves) == goal and r.cost >= distances[tiles]
             if algorithm == "bfs":
                 assert r.cost == distances[tiles]
+
+
+@pytest.mark.slow
+def test_study_of_blank_ignoring_tables_under_heap_best_g(tmp_path):
+    """The 8-puzzle study's comparison on 300 seeded boards: the study's means (2,516 for
+    Manhattan, 1,473 for the blank-ignoring 4+4 tables) inside our 95 % intervals, and the
+    tables never worse than Manhattan on a board, as it reports; tilesweep's blank-aware
+    pdb:4-4 below both."""
+    import importlib.util
+
+    import pandas as pd
+
+    from sweeps_local import local_sweep
+    path = Path(__file__).parents[1] / "benchmarks" / "conventions_study.py"
+    module_spec = importlib.util.spec_from_file_location("conventions_study", path)
+    study = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(study)
+    folder = local_sweep(tmp_path, "study", store=str(tmp_path / "store"), size=3, goal="blank-first", count=300,
+                         seed=0, algorithms=("astar",), conventions="heap-best-g",
+                         heuristics=("manhattan", "pdb:4-4+blank-ignoring", "pdb:4-4"))
+    table = study.study_table(pd.read_parquet(folder / "results"), "manhattan")
+    for name, published in (("manhattan", 2516), ("pdb:4-4+blank-ignoring", 1473)):
+        assert abs(table.loc[name, "mean"] - published) <= table.loc[name, "interval"], table
+    assert table.loc["pdb:4-4+blank-ignoring", "worse"] == 0
+    assert table.loc["pdb:4-4", "mean"] < table.loc["pdb:4-4+blank-ignoring", "mean"] < table.loc["manhattan", "mean"]
