@@ -1,4 +1,4 @@
-"""Reading sweeps' results: ``summary``, ``query``, ``sql``, ``compare``, ``report``, ``figures`` and ``verify``."""
+"""Reading sweeps' results: summary, query, sql, compare, report, figures, table and verify."""
 
 from __future__ import annotations
 
@@ -261,6 +261,37 @@ def figures(
 
     for path in run_guarded(action):
         typer.echo(str(path))
+
+
+def table(
+    sweeps: SweepsArg,
+    fmt: Annotated[str, typer.Option(
+        "--format", parser=one_of("format", ("latex", "csv", "markdown")),
+        help="latex (booktabs tabular, for \\input), csv (plain numbers) or markdown.")] = "latex",
+    which: Annotated[str, typer.Option(
+        "--table", parser=one_of("table", ("configurations", "published")),
+        help="configurations (per instance set and configuration) or published (Korf's boards, ours beside).")
+    ] = "configurations",
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic the node ratios are taken against (default: the first sweep's first).")] = None,
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Print a table a paper can print: coverage, sums over the commonly solved, node ratios, CPU and wall time.
+
+    The best value of each column is bold (LaTeX, Markdown). --table published sets the
+    published length and nodes of Korf's 100 or Korf & Felner's 50 beside ours, per run.
+
+    Example: tilesweep table sweeps/korf100 --format latex --baseline manhattan -o table.tex
+    """
+    from tilesweep.jobs.report.data import load
+    from tilesweep.jobs.report.sweeps import open_sweeps
+    from tilesweep.jobs.report.tables import table_text
+
+    def action():
+        return table_text(load(open_sweeps(sweeps), baseline), which, fmt)
+
+    _write_or_echo(run_guarded(action), output)
 
 
 def verify(
