@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -112,6 +113,12 @@ def frame_problems(path) -> list[str]:
     return problems
 
 
+def test_scatter_legend_names_the_not_solved_band(built):
+    labels = [t.get_text() for t in built["scatter-nodes_generated-idastar linear-conflict"].legends[0].get_texts()]
+    assert "not solved: no value, drawn in the band" in labels
+    assert any(label.startswith("baseline not solved (") for label in labels)
+
+
 def test_svg_frames_fill_the_figure_and_ticks_are_readable(files):
     for name, path in files["svg"].items():
         assert frame_problems(path) == [], name
@@ -130,10 +137,12 @@ def test_the_frame_check_fails_a_shrunken_frame(tmp_path):
 
 
 def series_looks(fig: Figure) -> list[tuple]:
-    """(marker, line style) of every labelled series in the figure's legend."""
+    """(marker, line style) of every labelled series in the figure's legend (a shaded band is no series)."""
     legend = fig.legends[0]
     looks = []
     for handle in legend.legend_handles:
+        if isinstance(handle, Rectangle):
+            continue
         if hasattr(handle, "get_linestyle") and hasattr(handle, "get_marker"):
             looks.append((handle.get_marker(), str(handle.get_linestyle())))
         else:  # a scatter's collection: its marker path

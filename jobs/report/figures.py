@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
 from tilesweep.pdb_store.files import atomic_write
@@ -165,17 +166,19 @@ def scatter(data: ReportData, config: str, base: str, value: str, style: Style) 
     """``value`` of ``config`` (y) against ``base`` (x) per instance: square log-log with the
     diagonal; runs that did not solve in a labelled band beyond every solved value."""
     points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value)
-    fig = style.figure(square=True, legend_rows=3)
+    fig = style.figure(square=True, legend_rows=5)  # the diagonal, the band, up to 3 kinds of point
     ax = fig.add_subplot()
     top = edge * 2.5
     ax.plot([lo, top], [lo, top], color="0.5", linestyle="--", linewidth=0.8, marker="", label="equal")
-    band = {"color": "0.85", "zorder": 0}
-    if points["kind"].isin(["not solved", "neither solved"]).any():
+    band = {"color": "0.85", "zorder": 0, "linewidth": 0}
+    failed_y = points["kind"].isin(["not solved", "neither solved"]).any()
+    failed_x = points["kind"].isin(["baseline not solved", "neither solved"]).any()
+    if failed_y:
         ax.axhspan(edge / 1.6, top, **band)
-        ax.text(lo * 1.2, edge, "not solved", va="center", fontsize="small")
-    if points["kind"].isin(["baseline not solved", "neither solved"]).any():
+    if failed_x:
         ax.axvspan(edge / 1.6, top, **band)
-        ax.text(edge, lo * 1.2, "not solved", ha="center", rotation=90, fontsize="small")
+    if failed_x or failed_y:  # the band is named in the legend, where no point can hide the words
+        ax.add_patch(Rectangle((0, 0), 0, 0, color=band["color"], label="not solved: no value, drawn in the band"))
     kinds = (("both solved", "o", PALETTE[0]), ("not solved", "^", PALETTE[3]),
              ("baseline not solved", ">", PALETTE[1]), ("neither solved", "X", PALETTE[6]))
     for kind, marker, colour in kinds:
