@@ -39,15 +39,17 @@ class Tables(HTMLParser):
         elif self.current is not None and tag == "td" and self.row is not None:
             self.row.append(attrs.get("data-value"))
         elif self.current is not None and tag == "th":
-            self.th = True
+            self.th = []
 
     def handle_data(self, data):
-        if self.current is not None and getattr(self, "th", False):
-            self.current["headers"].append(data)
-            self.th = False
+        if self.current is not None and getattr(self, "th", None) is not None:
+            self.th.append(data)  # a heading's text comes in pieces around its <wbr> breaks
 
     def handle_endtag(self, tag):
-        if tag == "tr" and self.row:
+        if tag == "th" and getattr(self, "th", None) is not None:
+            self.current["headers"].append("".join(self.th))
+            self.th = None
+        elif tag == "tr" and self.row:
             self.current["rows"].append(self.row)
             self.row = None
         elif tag == "table":
