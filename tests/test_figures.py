@@ -220,3 +220,15 @@ def test_bad_input_is_one_line_exit_2(swept, tmp_path, args, quoted):
     assert result.exit_code == 2, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
     assert not (tmp_path / "f").exists()
+
+
+def test_a_configuration_that_solved_nothing_keeps_its_legend_entry(data):
+    config = data.configs[0]
+    none = data.rows["config"] == config
+    failed = dataclasses.replace(data, rows=data.rows.assign(status=data.rows["status"].astype(str).where(
+        ~none, "budget_exceeded")))
+    page = plots.coverage(failed, "nodes_generated")
+    assert [item.label["value"] for item in page.legend[0].items] == failed.configs
+    with matplotlib.rc_context(Style().rc):
+        fig = build_figures(failed, Style())["coverage-nodes_generated"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == failed.configs

@@ -188,7 +188,8 @@ def coverage(data: ReportData, value: str):
     fig = _figure(f"coverage-{value}", f"instances solved within a number of {label}", label, "share solved",
                   x_log=True, y_range=(0, 1.02), width=940)
     legend, curves = [], coverage_curves(data, value)
-    for config, curve in curves.groupby("config", sort=False):
+    for config in data.configs:  # a configuration that solved nothing keeps its (empty) line and legend entry
+        curve = curves[curves["config"] == config]
         line = fig.step(curve["x"].to_numpy(), curve["share"].to_numpy(), mode="after", color=colours(data)[config],
                         line_width=2)
         legend.append((config, [line]))
