@@ -97,7 +97,7 @@ def options(version: Annotated[bool, typer.Option("--version", is_eager=True, ca
 app.add_typer(pdb.app, name="pdb")
 app.command(cls=Command, context_settings={"ignore_unknown_options": True})(solve.solve)  # tiles may start with "-"
 for command in (sweep.sweep, results.summary, results.query, results.sql, results.compare, ui.ui, results.report,
-                results.verify,
+                results.figures, results.table, results.verify,
                 warm.warm, status.status, status.cancel, check.check_heuristic, sbatch.sbatch_script):
     app.command(cls=Command)(command)
 

@@ -1,4 +1,4 @@
-"""Reading sweeps' results: ``summary``, ``query``, ``sql``, ``compare``, ``report`` and ``verify``."""
+"""Reading sweeps' results: summary, query, sql, compare, report, figures, table and verify."""
 
 from __future__ import annotations
 
@@ -193,9 +193,9 @@ def report(
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
     figures: Annotated[Optional[str], typer.Option(
-        "--figures", help="Also write each figure into this folder (needs Chromium).")] = None,
+        "--figures", help="Also write each figure into this folder (as `tilesweep figures` does).")] = None,
     figure_format: Annotated[str, typer.Option(
-        "--figure-format", parser=one_of("figure format", ("png", "svg")), help="png or svg.")] = "png",
+        "--figure-format", parser=one_of("figure format", ("pdf", "svg", "png")), help="pdf, svg or png.")] = "png",
     with_compare: Annotated[bool, typer.Option(
         "--compare", help="Add a comparison section (exactly two sweeps: OLD NEW).")] = False,
     threshold: Annotated[str, typer.Option(
@@ -209,7 +209,7 @@ def report(
     from tilesweep.jobs.clocks import check_clock
     from tilesweep.jobs.report.build import build_report
     from tilesweep.jobs.report.compare import parse_threshold
-    from tilesweep.jobs.report.export import export_figures
+    from tilesweep.jobs.report.figures import write_figures
 
     def action():
         start = time.perf_counter()
@@ -217,7 +217,7 @@ def report(
         typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
                    f"{time.perf_counter() - start:.1f} s)", err=True)
         if figures:
-            for path in export_figures(built.figures, figures, figure_format):
+            for path in write_figures(built.data, figures, figure_format):
                 typer.echo(f"figure: {path}", err=True)
         return built
 
@@ -227,6 +227,74 @@ def report(
         typer.echo(f"error: {built.comparison.cost_differences} instance(s) solved by both sweeps with different "
                    "costs", err=True)
         raise typer.Exit(1)
+
+
+def figures(
+    sweeps: SweepsArg,
+    fmt: Annotated[str, typer.Option(
+        "--format", parser=one_of("format", ("pdf", "svg", "png")), help="pdf, svg or png (300 dpi).")] = "pdf",
+    out: Annotated[Optional[str], typer.Option(
+        "--out", help="Folder to write into (default SWEEP/figures for one sweep, else ./figures).")] = None,
+    style: Annotated[str, typer.Option(
+        "--style", parser=one_of("style", ("paper", "slides")),
+        help="paper (3.4 in wide, 8 pt type) or slides (8 in, 14 pt).")] = "paper",
+    width: Annotated[Optional[str], typer.Option(
+        "--width", help="Figure width in inches (7 for two columns) or points (246pt); default by --style.")] = None,
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
+    clock: ClockOpt = "cpu",
+) -> None:
+    """Write the report's figures as files a paper can print: PDF, SVG or PNG (matplotlib).
+
+    Coverage against nodes and time, per-instance scatters and node-ratio ECDFs against the
+    baseline, nodes by solution length, EBF, and IDA* iterations of the hardest instances.
+
+    Example: tilesweep figures sweeps/NAME --format pdf --out paper/figures --width 3.4
+    """
+    from tilesweep.jobs.clocks import check_clock
+    from tilesweep.jobs.report.data import load
+    from tilesweep.jobs.report.figures import Style, parse_width, write_figures
+    from tilesweep.jobs.report.sweeps import open_sweeps
+
+    def action():
+        chosen = Style(style, parse_width(width) if width else None)
+        opened = open_sweeps(sweeps)
+        folder = Path(out) if out else (opened[0].folder / "figures" if len(opened) == 1 else Path("figures"))
+        return write_figures(load(opened, baseline, check_clock(clock)), folder, fmt, chosen)
+
+    for path in run_guarded(action):
+        typer.echo(str(path))
+
+
+def table(
+    sweeps: SweepsArg,
+    fmt: Annotated[str, typer.Option(
+        "--format", parser=one_of("format", ("latex", "csv", "markdown")),
+        help="latex (booktabs tabular, for \\input), csv (plain numbers) or markdown.")] = "latex",
+    which: Annotated[str, typer.Option(
+        "--table", parser=one_of("table", ("configurations", "published")),
+        help="configurations (per instance set and configuration) or published (Korf's boards, ours beside).")
+    ] = "configurations",
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", help="Heuristic the node ratios are taken against (default: the first sweep's first).")] = None,
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Print a table a paper can print: coverage, sums over the commonly solved, node ratios, CPU and wall time.
+
+    The best value of each column is bold (LaTeX, Markdown). --table published sets the
+    published length and nodes of Korf's 100 or Korf & Felner's 50 beside ours, per run.
+
+    Example: tilesweep table sweeps/korf100 --format latex --baseline manhattan -o table.tex
+    """
+    from tilesweep.jobs.report.data import load
+    from tilesweep.jobs.report.sweeps import open_sweeps
+    from tilesweep.jobs.report.tables import table_text
+
+    def action():
+        return table_text(load(open_sweeps(sweeps), baseline), which, fmt)
+
+    _write_or_echo(run_guarded(action), output)
 
 
 def verify(

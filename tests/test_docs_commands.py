@@ -44,7 +44,7 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
      "or solves Korf & Felner's 24-puzzles (hours each)"),
     (r"Korf #88", "solves Korf #88: 6.3 billion nodes, about a minute on an idle core"),
     (r"\.\.\.|…", "elided, not a whole command"),
-    (r"--figures\b", "drives Chromium (tier browser)"),
+    (r"--table published", "needs a sweep of Korf's boards to the end (tests/test_tables.py runs one under a budget)"),
     (r"--detach\b", "leaves a client running in the background (tests/test_detach.py follows one)"),
     (r"--cluster (slurm|pbs|sge)\b", "submits batch jobs to a Slurm cluster (tier slurm: tests/test_slurm.py)"),
     (r"\bsbatch-script >", "writes the one-allocation script for sbatch (tier slurm: tests/test_slurm.py submits it)"),
@@ -52,6 +52,7 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
 ]
 SLOW = [  # (pattern in the command, why it runs in the slow tier only)
     (r"^tilesweep report \S+ \S+ --compare", "draws a before/after report: seconds of plotting"),
+    (r"--figures\b|^tilesweep figures\b", "draws every figure as a file: seconds of plotting"),
 ]
 SWEEP_NAMES = ("NAME", "main", "before", "after", "demo", "korf100")  # as the docs name them
 PLACEHOLDERS = {"results/sweeps/demo": "sweeps/demo"}

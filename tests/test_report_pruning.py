@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from sweeps_local import local_sweep
 from tilesweep.cli import app
 from tilesweep.jobs.report.data import coverage_table, load
-from tilesweep.jobs.report.plots import baseline_of
+from tilesweep.jobs.report.plotted import baseline_of
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.summary import summarize
 

@@ -14,6 +14,7 @@ from . import plots
 from .compare import Comparison, compare, load_pairs_side
 from .data import ReportData, coverage_table, load
 from .page import SPEC_FIELDS, frame_table, render, script_json, sweep_header, table_data, table_items
+from .plotted import ITERATION_INSTANCES, baseline_of, before_after
 from .sweeps import open_sweeps
 
 
@@ -32,7 +33,7 @@ def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
     """Every bokeh root of the page by name; the scatter names; whether IDA* logs exist."""
     figures, scatter_names = {}, []
     for config in data.configs:
-        base = plots.baseline_of(data, config)
+        base = baseline_of(data, config)
         if base is None:
             continue
         for value in ("nodes_generated", "seconds"):
@@ -54,7 +55,7 @@ def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, 
     result = compare(load_pairs_side([old]), load_pairs_side([new]), threshold,
                      names=(str(old.folder), str(new.folder)), clock=data.clock)
     figures = {}
-    for before, after in plots.before_after(data, old.name, new.name):
+    for before, after in before_after(data, old.name, new.name):
         for value in ("nodes_generated", "seconds"):
             fig = plots.scatter(data, after, before, value, name=f"before-after-{value}-{after}",
                                 changed=value == "nodes_generated")
@@ -104,7 +105,7 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     context = {"title": f"tilesweep report: {names}", "version": __version__, "baseline": data.baseline,
                "sweeps": sweep_header(data), "spec_fields": SPEC_FIELDS,
                "coverage": frame_table(coverage_table(data), "configuration"), "scatter_names": scatter_names,
-               "has_iterations": has_iterations, "iteration_count": plots.ITERATION_INSTANCES,
+               "has_iterations": has_iterations, "iteration_count": ITERATION_INSTANCES,
                "comparison": compare_ctx, "table_note": table_note, "clock_note": CLOCK_NOTES[clock],
                "seconds_label": data.seconds_label}
     html = render(data, figures, context)

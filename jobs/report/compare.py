@@ -15,8 +15,17 @@ only when the rows hold several):
 - ``time_ratio``: the same of search seconds on the ``clock`` column's clock (``cpu``, the
   solving thread's CPU time, unless ``wall`` is asked for; :mod:`..clocks`; pairs without a
   CPU time, from parts written before it, are left out) with ``ci_low``, ``ci_high``,
-  ``time_p``; ``regression`` when the ratio exceeds 1 + threshold and the whole interval
-  lies above 1.
+  ``time_p``;
+- ``noise_low``, ``noise_high``: the time ratios the machine's drift alone gives, as the
+  other configurations show it: over their pairs both solved with identical node counts
+  (the same work, only the clock differs), the medians of the bounds of their 95 %
+  intervals (a median, so one configuration that did slow down does not widen the noise
+  of the rest; ``noise_pairs`` pairs; none: NaN);
+- ``regression`` when the ratio exceeds 1 + threshold and the whole interval lies above 1,
+  and, where there is noise to see, the interval lies above ``noise_high`` and the ratio
+  exceeds ``noise_high`` times 1 + threshold (null without a time pair); ``verdict`` says it in words: ``yes``, ``no``,
+  ``no regression beyond the noise`` (a slow-down no larger than the drift the other
+  configurations show) or ``–`` (no pair to time).
 
 Rows counted under different conventions (the ``conventions`` column, :mod:`solver.conventions`;
 ``korf`` in parts from before it) count different things, so a pair of them is refused in one
@@ -32,6 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -101,6 +111,8 @@ def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: f
     seconds = CLOCK_COLUMNS[clock]  # a null (not recorded) is NaN: the pair is left out
     time = paired_ratio(solved[f"{seconds}_new"].to_numpy(float), solved[f"{seconds}_old"].to_numpy(float), seed)
     ratio, low, high = time["ratio"], time["ratio_low"], time["ratio_high"]
+    same = solved[solved["nodes_generated_new"] == solved["nodes_generated_old"]]
+    drift = paired_ratio(same[f"{seconds}_new"].to_numpy(float), same[f"{seconds}_old"].to_numpy(float), seed)
     mine = changes[(changes[CONFIG] == pd.Series(dict(zip(CONFIG, key)))).all(axis=1)]
     paired = group["_merge"] == "both"
     return dict(zip(CONFIG, key)) | {
@@ -109,8 +121,32 @@ def _configuration(key, group: pd.DataFrame, changes: pd.DataFrame, threshold: f
         **{f"{kind}_diff": int((mine["kind"] == kind).sum()) for kind in ("cost", "nodes", "status")},
         "nodes_ratio": nodes["ratio"], "nodes_ratio_low": nodes["ratio_low"], "nodes_ratio_high": nodes["ratio_high"],
         "nodes_p": nodes["p"], "clock": clock, "time_ratio": ratio, "ci_low": low, "ci_high": high, "time_p": time["p"],
-        "regression": bool(ratio > 1 + threshold and low > 1),
+        "_drift_low": drift["ratio_low"], "_drift_high": drift["ratio_high"],
+        "_drift_pairs": int(((same[f"{seconds}_new"] > 0) & (same[f"{seconds}_old"] > 0)).sum()),  # as paired_ratio
     }
+
+
+NO_PAIR = "–"
+WITHIN_NOISE = "no regression beyond the noise"
+
+
+def _verdicts(rows: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Each configuration's noise (the other configurations' drift) and time verdict."""
+    noise = []
+    for i in rows.index:
+        others = rows.drop(index=i)
+        others = others[(others["_drift_pairs"] >= 2) & others["_drift_low"].notna()]
+        noise.append((others["_drift_low"].median(), others["_drift_high"].median(), int(others["_drift_pairs"].sum()))
+                     if len(others) else (np.nan, np.nan, 0))
+    rows[["noise_low", "noise_high", "noise_pairs"]] = pd.DataFrame(noise, index=rows.index)
+    slower = (rows["time_ratio"] > 1 + threshold) & (rows["ci_low"] > 1)
+    # beyond the noise: the interval clear of it, and slower than it by more than the threshold
+    beyond = rows["noise_high"].isna() | ((rows["ci_low"] > rows["noise_high"])
+                                          & (rows["time_ratio"] > rows["noise_high"] * (1 + threshold)))
+    timed = rows["time_ratio"].notna()
+    rows["regression"] = (slower & beyond).astype(object).where(timed, None)
+    rows["verdict"] = np.select([~timed, slower & beyond, slower], [NO_PAIR, "yes", WITHIN_NOISE], "no")
+    return rows.drop(columns=["_drift_low", "_drift_high", "_drift_pairs"])
 
 
 def _check_shared(old: pd.DataFrame, new: pd.DataFrame, pairs: pd.DataFrame, names: tuple[str, str]) -> None:
@@ -151,7 +187,8 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, threshold: float = 0.05, seed:
     seen = pd.concat([old[CONFIG], new[CONFIG]]).drop_duplicates()  # configurations in OLD's order
     order = {key: i for i, key in enumerate(seen.itertuples(index=False, name=None))}
     groups = sorted(pairs.groupby(CONFIG, sort=False, dropna=False), key=lambda kv: order.get(kv[0], len(order)))
-    rows = pd.DataFrame([_configuration(key, group, changes, threshold, seed, clock) for key, group in groups])
+    rows = _verdicts(pd.DataFrame([_configuration(key, group, changes, threshold, seed, clock)
+                                   for key, group in groups]), threshold)
     if pd.concat([old["pruning"], new["pruning"]]).nunique() <= 1:  # one pruning: nothing to tell apart
         rows, changes = rows.drop(columns="pruning"), changes.drop(columns="pruning")
     return Comparison(rows, changes, threshold)
@@ -171,9 +208,10 @@ def format_comparison(comparison: Comparison, fmt: str) -> str:
         return json.dumps({"threshold": comparison.threshold,
                            "configurations": records(comparison.configurations),
                            "changes": records(comparison.changes)}, indent=2, default=str)
-    text = format_frame(comparison.configurations, fmt)
     if fmt != "table":
-        return text
+        return format_frame(comparison.configurations, fmt)
+    shown = comparison.configurations.drop(columns="regression", errors="ignore")  # the verdict says it
+    text = format_frame(shown, fmt)
     changes = comparison.changes
     if changes.empty:
         return text + "\n\nno cost, node or status differences"

@@ -31,8 +31,9 @@ ROW_COLUMNS = ("sweep, instance, size, goal, algorithm, heuristic, pruning, stat
                "ebf, h0, {seconds} AS seconds, hash(size, goal, tiles) AS board")
 STATUS_ORDER = STATUSES + ("depth_limit",)  # known first (depth_limit: sweeps before the split), others after
 CONFIG = ["size", "algorithm", "heuristic", "pruning"]
-# the summary's figures a report shows, by clock
+# the summary's figures a report shows, by clock: the report's clock first, the other beside it
 SUMMARY_FIGURES = {clock: ["nodes_mean", "nodes_median", "ebf_mean", "cost_mean", f"{column}_mean",
+                           *(f"{other}_mean" for name, other in CLOCK_COLUMNS.items() if name != clock),
                            "nodes_per_second" if clock == "wall" else "nodes_per_cpu_second"]
                    for clock, column in CLOCK_COLUMNS.items()}
 

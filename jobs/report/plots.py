@@ -7,8 +7,6 @@ thinned to a uniform random sample (seeded, so a report is reproducible) or aggr
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 from bokeh.layouts import column
@@ -28,15 +26,20 @@ from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
 from .data import ReportData
+from .plotted import (
+    coverage_curves,
+    ebf_histogram,
+    hardest_keys,
+    iteration_rows,
+    length_series,
+    scatter_pairs,
+    scatter_points,
+    unsolved_note,
+    value_label,
+)
 
 MAX_POINTS = 20_000
-CURVE_POINTS = 400
 TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
-
-
-def value_label(data: ReportData, value: str) -> str:
-    """``nodes generated``, or the search seconds with their clock (``search CPU seconds``)."""
-    return "nodes generated" if value == "nodes_generated" else f"search {data.seconds_label}"
 
 
 def colours(data: ReportData) -> dict[str, str]:
@@ -112,51 +115,13 @@ def _thin(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return sample, f" ({limit:,} of {len(frame):,} shown: a uniform random sample)"
 
 
-def baseline_of(data: ReportData, config: str) -> str | None:
-    """The configuration that ``config`` is compared with: same size, algorithm (and sweep)."""
-    first = data.rows.drop_duplicates("config").set_index("config")
-    keys = [k for k in data.config_keys if k != "heuristic"]
-    me = first.loc[config, keys]
-    candidates = first[(first["heuristic"] == data.baseline) & (first[keys] == me).all(axis=1)]
-    return None if candidates.empty or candidates.index[0] == config else candidates.index[0]
-
-
-def scatter_pairs(data: ReportData, config: str, base: str, value: str) -> pd.DataFrame:
-    """One row per instance run by both: the values, statuses and whether each solved."""
-    cols = ["item", "sweep", "instance", "status", value]
-    mine = data.rows.loc[data.rows["config"] == config, cols]
-    theirs = data.rows.loc[data.rows["config"] == base, ["item", "status", value]]
-    return mine.merge(theirs, on="item", suffixes=("", "_base"))
-
-
-def before_after(data: ReportData, old: str, new: str) -> list[tuple[str, str]]:
-    """(old label, new label) of every configuration both sweeps ran, in the new sweep's order."""
-    first = data.rows.drop_duplicates("config").set_index("config")
-    keys = [k for k in data.config_keys if k != "sweep"]
-    olds = first[first["sweep"] == old]
-    pairs = []
-    for label, row in first[first["sweep"] == new].iterrows():
-        match = olds[(olds[keys] == row[keys]).all(axis=1)]
-        if not match.empty:
-            pairs.append((match.index[0], label))
-    return pairs
-
-
 def scatter(data: ReportData, config: str, base: str, value: str, name: str | None = None,
             changed: bool = False):
     """``value`` of ``config`` against ``base`` per instance, log-log, unsolved on the edge;
     with ``changed``, the points off the diagonal (a different value) stand out."""
-    pairs = scatter_pairs(data, config, base, value)
-    pairs, note = _thin(pairs)
-    x, y = pairs[f"{value}_base"].to_numpy(float), pairs[value].to_numpy(float)
-    ok_x, ok_y = pairs["status_base"].eq("solved").to_numpy(), pairs["status"].eq("solved").to_numpy()
-    solved_values = np.concatenate([x[ok_x], y[ok_y]])
-    solved_values = solved_values[solved_values > 0]
-    lo = solved_values.min() / 1.5 if len(solved_values) else 1e-6
-    hi = solved_values.max() * 1.5 if len(solved_values) else 1.0
-    edge = hi * 2
-    x = np.where(ok_x, np.maximum(x, lo), edge)
-    y = np.where(ok_y, np.maximum(y, lo), edge)
+    pairs, note = _thin(scatter_pairs(data, config, base, value))
+    points, lo, edge = scatter_points(pairs, value)
+    x, y = points["x"].to_numpy(float), points["y"].to_numpy(float)
     label = value_label(data, value)
     fig = _figure(name or f"scatter-{value}-{config}", label, f"{base}", f"{config}",
                   x_log=True, y_log=True, x_range=(lo, edge * 1.6), y_range=(lo, edge * 1.6))
@@ -168,9 +133,10 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
     fig.add_layout(Title(text=f"vs {base}", text_font_style="normal"), "above")
     fig.add_layout(Title(text=config), "above")
     fig.line([lo, edge * 1.6], [lo, edge * 1.6], color="#888", line_dash="dashed")
-    for where in ("width", "height"):
-        fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
-    both = ok_x & ok_y
+    both = points["kind"].eq("both solved").to_numpy()
+    for where, failed in (("width", ~points["status"].eq("solved")), ("height", ~points["status_base"].eq("solved"))):
+        if failed.any():  # the edge line only where a run did not solve
+            fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
     instance = pairs["instance"].to_numpy("int64")
     tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}"),
             ("points here", "$index{count}")]
@@ -197,37 +163,23 @@ def by_length(data: ReportData):
                   "nodes generated", y_log=True, width=940)
     fig.add_layout(Title(text="runs that did not solve have no length: not drawn, counted in the legend",
                          text_font_style="italic", text_font_size="11px"), "above")
-    legend = []
-    for config, rows in data.rows.groupby("config", sort=False):
-        solved = rows[rows["status"] == "solved"]
-        q = solved.groupby("cost")["nodes_generated"].quantile([0.25, 0.5, 0.75]).unstack()
-        q = q.reindex(columns=[0.25, 0.5, 0.75])  # no solved run: empty columns, an empty line
-        source = ColumnDataSource(dict(cost=q.index.to_numpy(float), q1=np.maximum(q[0.25].to_numpy(float), 1),
-                                       median=np.maximum(q[0.5].to_numpy(float), 1),
-                                       q3=np.maximum(q[0.75].to_numpy(float), 1)))
+    legend, series = [], length_series(data)
+    for config, rows in data.rows.groupby("config", sort=False, observed=True):
+        q = series[series["config"] == config]  # a length without a run is NaN: the line breaks there
+        source = ColumnDataSource(dict(cost=q["cost"].to_numpy(float), n=q["n"].to_numpy(),
+                                       q1=np.maximum(q["q1"].to_numpy(float), 1),
+                                       median=np.maximum(q["median"].to_numpy(float), 1),
+                                       q3=np.maximum(q["q3"].to_numpy(float), 1)))
         colour = colours(data)[config]
         band = fig.varea("cost", "q1", "q3", source=source, fill_color=colour, fill_alpha=0.15)
         line = fig.line("cost", "median", source=source, color=colour, line_width=2)
+        dots = fig.scatter("cost", "median", source=source, color=colour, size=4)
+        fig.add_tools(HoverTool(renderers=[dots], tooltips=[("configuration", config), ("length", "@cost"),
+                                                           ("solved runs", "@n"), ("median nodes", "@median{0,0}")]))
         note = unsolved_note(rows)
-        legend.append((f"{config} ({note})" if note else config, [line, band]))
+        legend.append((f"{config} ({note})" if note else config, [line, band, dots]))
     fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
     return fig
-
-
-def unsolved_note(rows: pd.DataFrame) -> str:
-    """How many of ``rows`` stopped without a solution, by status ("12 budget_exceeded"), or ""."""
-    counts = rows.loc[~rows["status"].isin(("solved", "unsolvable")), "status"].astype(str).value_counts()
-    return ", ".join(f"{n:,} {status}" for status, n in counts.items())
-
-
-def _curve(values: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
-    """The share of ``total`` runs solved within each value, sampled at most CURVE_POINTS times."""
-    values = np.sort(values)
-    share = np.arange(1, len(values) + 1) / total
-    if len(values) > CURVE_POINTS:
-        pick = np.unique(np.linspace(0, len(values) - 1, CURVE_POINTS).astype(int))
-        values, share = values[pick], share[pick]
-    return values, share
 
 
 def coverage(data: ReportData, value: str):
@@ -235,11 +187,11 @@ def coverage(data: ReportData, value: str):
     label = value_label(data, value)
     fig = _figure(f"coverage-{value}", f"instances solved within a number of {label}", label, "share solved",
                   x_log=True, y_range=(0, 1.02), width=940)
-    legend = []
-    for config, rows in data.rows.groupby("config", sort=False):
-        solved = rows.loc[rows["status"] == "solved", value].dropna().to_numpy(float)  # NaN: time not recorded
-        x, y = _curve(np.maximum(solved, 1e-7), len(rows))
-        line = fig.step(x, y, mode="after", color=colours(data)[config], line_width=2)
+    legend, curves = [], coverage_curves(data, value)
+    for config in data.configs:  # a configuration that solved nothing keeps its (empty) line and legend entry
+        curve = curves[curves["config"] == config]
+        line = fig.step(curve["x"].to_numpy(), curve["share"].to_numpy(), mode="after", color=colours(data)[config],
+                        line_width=2)
         legend.append((config, [line]))
     fig.add_layout(Legend(items=legend, click_policy="hide"), "right")  # outside: curves stay in view
     return fig
@@ -247,44 +199,18 @@ def coverage(data: ReportData, value: str):
 
 def ebf_distribution(data: ReportData):
     """Histogram (share of solved runs per bin) of the effective branching factor."""
-    solved = data.rows[(data.rows["status"] == "solved") & data.rows["ebf"].notna()]
+    bins = ebf_histogram(data)
     fig = _figure("ebf", "effective branching factor (share of solved runs per bin)", "EBF", "share of runs", width=940)
-    if solved.empty:
+    if bins.empty:
         return fig
-    per_config = len(solved) / solved["config"].nunique()
-    bins = int(np.clip(np.sqrt(per_config), 10, 60))  # ~sqrt(n) bins: smooth for 100 runs, fine for 10,000
-    edges = np.linspace(solved["ebf"].min(), solved["ebf"].max() + 1e-9, bins + 1)
     legend = []
-    for config, rows in solved.groupby("config", sort=False):
-        counts, _ = np.histogram(rows["ebf"], bins=edges)
-        line = fig.step(edges[:-1], counts / max(len(rows), 1), mode="after", color=colours(data)[config], line_width=2)
+    for config, rows in bins.groupby("config", sort=False):
+        x = np.append(rows["left"].to_numpy(), rows["right"].iloc[-1])  # the last bin closed at its right edge
+        y = np.append(rows["share"].to_numpy(), rows["share"].iloc[-1])
+        line = fig.step(x, y, mode="after", color=colours(data)[config], line_width=2)
         legend.append((config, [line]))
     fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
     return fig
-
-
-ITERATION_INSTANCES = 60
-
-
-def iteration_rows(data: ReportData) -> pd.DataFrame:
-    """IDA* iteration logs (config, key, bound, nodes) of the hardest instances, by total nodes."""
-    ida = data.rows[(data.rows["algorithm"] == "idastar") & (data.rows["status"] == "solved")]
-    if ida.empty:
-        return pd.DataFrame(columns=["config", "key", "bound", "nodes"])
-    hardest = ida.groupby("item")["nodes_generated"].max().nlargest(ITERATION_INSTANCES).index
-    run = ["sweep", "instance", "algorithm", "heuristic", "pruning"]
-    chosen = ida[ida["item"].isin(hardest)][run + ["config", "item"]]
-    data.con.register("_chosen", chosen[run])
-    fetched = data.con.sql(f"SELECT {', '.join('r.' + c for c in run)}, r.iterations "
-                           f"FROM results r JOIN _chosen c USING ({', '.join(run)})").df()
-    data.con.unregister("_chosen")
-    logs = pd.DataFrame([(*row[:len(run)], it["bound"], it["nodes_generated"])
-                         for row in fetched.itertuples(index=False) for it in json.loads(row.iterations or "[]")],
-                        columns=run + ["bound", "nodes"])
-    logs = logs.merge(chosen, on=run)
-    first = chosen.drop_duplicates("item").set_index("item")
-    logs["key"] = logs["item"].map(first["sweep"].astype(str) + ":" + first["instance"].astype(str))
-    return logs[["config", "key", "bound", "nodes"]]
 
 
 def iterations(data: ReportData):
@@ -292,7 +218,7 @@ def iterations(data: ReportData):
     logs = iteration_rows(data)
     fig = _figure("iterations", "IDA*: nodes generated per iteration (choose an instance)", "bound (f limit)",
                   "nodes generated in the iteration", y_log=True, width=940)
-    keys = list(dict.fromkeys(logs.sort_values("nodes", ascending=False)["key"]))
+    keys = hardest_keys(logs)
     select = Select(name="iteration-instance", title="instance (the hardest by nodes)", value=keys[0] if keys else "",
                     options=keys)
     shown_sources, all_sources, legend = [], [], []

@@ -1,0 +1,319 @@
+"""``tilesweep figures``: the report's figures as static files a paper can print (matplotlib).
+
+Each figure is complete in itself: axis labels with units, the legend inside the axes, one
+colour (Okabe & Ito's colour-blind-safe palette), marker and line style per configuration,
+so a greyscale print still tells them apart. The data come from :mod:`.plotted`, the same
+tables the bokeh page draws. Files are written through the package's atomic writer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
+
+from tilesweep.pdb_store.files import atomic_write
+from tilesweep.solver.errors import InvalidOptionError
+
+from .data import ReportData
+from .plotted import (
+    baseline_of,
+    coverage_curves,
+    ebf_histogram,
+    hardest_keys,
+    iteration_rows,
+    length_series,
+    ratio_ecdf,
+    scatter_pairs,
+    scatter_points,
+    unsolved_notes,
+    value_label,
+)
+
+FORMATS = ("pdf", "svg", "png")
+STYLES = ("paper", "slides")
+PNG_DPI = 300  # a 3.3-inch figure at 300 dpi: about 1,000 pixels wide, 2x and more of a screen figure
+LEGEND_COLUMNS = 2
+NAMED_INSTANCES = 3  # the IDA* iterations of the hardest few instances, one figure each
+# Okabe & Ito (2008), "Color Universal Design": told apart under every common colour-vision deficiency
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
+
+
+WIDTHS = {"paper": 3.4, "slides": 8.0}  # inches: one column of a two-column paper; a 16:9 slide's body
+MAX_WIDTH = 20.0
+
+
+def parse_width(text: str) -> float:
+    """A figure width in inches (``3.4``) or points (``246pt``), between 1 and 20 inches."""
+    try:
+        inches = float(text[:-2]) / 72 if text.endswith("pt") else float(text)
+    except ValueError:
+        inches = float("nan")
+    if not 1 <= inches <= MAX_WIDTH:
+        raise InvalidOptionError(f"width {text!r} is not a figure width; expected inches from 1 to {MAX_WIDTH:g} "
+                                 "(e.g. 3.4) or points (e.g. 246pt)")
+    return inches
+
+
+@dataclass(frozen=True)
+class Style:
+    """A figure size and type scale: ``paper`` for a journal column, ``slides`` for a projector."""
+
+    name: str = "paper"
+    width: float | None = None  # inches; None: the style's own (WIDTHS)
+
+    def __post_init__(self):
+        if self.width is None:
+            object.__setattr__(self, "width", WIDTHS[self.name])
+
+    @property
+    def rc(self) -> dict:
+        size = 8 if self.name == "paper" else 14
+        return {"font.size": size, "axes.labelsize": size, "legend.fontsize": size - 1.5,
+                "xtick.labelsize": size - 1, "ytick.labelsize": size - 1, "lines.linewidth": 1.2 if size < 10 else 2,
+                "lines.markersize": 3.5 if size < 10 else 6,
+                "pdf.fonttype": 42,  # TrueType: the fonts embed and the text stays selectable
+                "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3, "legend.framealpha": 0.85}
+
+    def figure(self, square: bool = False, legend_rows: int = 0) -> Figure:
+        """A figure ``width`` inches wide, its plot square (a scatter: 45 degrees on its
+        diagonal) or 3:2, with room below for ``legend_rows`` lines of legend."""
+        height = (self.width if square else self.width / 1.5) + legend_rows * self.rc["legend.fontsize"] * 1.6 / 72
+        return Figure(figsize=(self.width, height), layout="constrained")
+
+    def legend_rows(self, labels: list[str]) -> int:
+        return -(-len(labels) // legend_columns(labels))
+
+
+def legend_columns(labels: list[str]) -> int:
+    """Two columns of short labels, one of long ones (a column holds about 30 characters)."""
+    return 1 if max(map(len, labels), default=0) > 30 else min(LEGEND_COLUMNS, len(labels))
+
+
+def look(index: int) -> dict:
+    """Colour, marker and line style of the ``index``-th configuration (all three differ between neighbours)."""
+    return {"color": PALETTE[index % len(PALETTE)], "marker": MARKERS[index % len(MARKERS)],
+            "linestyle": LINESTYLES[index % len(LINESTYLES)]}
+
+
+def compact(value: float, _position=None) -> str:
+    """A tick label in a few characters: 1M, 300k, 45, 0.005, 1e-5 (as the page's log axes)."""
+    if value == 0:
+        return "0"
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{unit}"
+    return f"{value:.3g}" if abs(value) >= 1e-3 else f"{value:.0e}".replace("e-0", "e-")
+
+
+class RoundLogLocator(Locator):
+    """Log-axis ticks at round multiples of each power of ten, fewer the wider the range (the
+    page's rule): powers of ten alone over 2.5 decades, 1-2-5 over one, every multiple below;
+    at least two ticks, linear ones when even that is too few."""
+
+    def __call__(self):
+        return self.tick_values(*self.axis.get_view_interval())
+
+    def tick_values(self, vmin, vmax):
+        vmin, vmax = sorted((max(vmin, 1e-300), max(vmax, 1e-300)))
+        span = np.log10(vmax / vmin)
+        mantissas = [1] if span > 2.5 else [1, 2, 5] if span > 1 else [1, 2, 3, 5] if span > 0.6 else range(1, 10)
+        step = int(np.ceil(span / 8)) if span > 2.5 else 1
+        powers = range(int(np.floor(np.log10(vmin))), int(np.ceil(np.log10(vmax))) + 1)
+        ticks = [m * 10.0 ** e for e in powers if e % step == 0 for m in mantissas]
+        ticks = [t for t in ticks if vmin <= t <= vmax]
+        return np.array(ticks) if len(ticks) >= 2 else MaxNLocator(4).tick_values(vmin, vmax)
+
+
+def _log_ticks(axis) -> None:
+    """Major ticks at round values, labelled compactly; minor at 2..9 times powers of ten, unlabelled."""
+    axis.set_major_locator(RoundLogLocator())
+    axis.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
+    axis.set_major_formatter(FuncFormatter(compact))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _legend(fig: Figure, ax) -> None:
+    """The legend below the plot, inside the file: it hides no data however many configurations."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=legend_columns(labels))
+
+
+def coverage(data: ReportData, value: str, style: Style) -> Figure:
+    """Share of each configuration's runs solved within a number of nodes (or seconds), log x."""
+    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    ax = fig.add_subplot()
+    curves = coverage_curves(data, value)
+    for i, config in enumerate(data.configs):
+        curve = curves[curves["config"] == config]
+        ax.step(curve["x"], curve["share"], where="post", label=config, markevery=max(len(curve) // 6, 1),
+                **look(i))
+    ax.set_xscale("log")
+    _log_ticks(ax.xaxis)
+    ax.set_ylim(0, 1.02)
+    ax.set(xlabel=value_label(data, value), ylabel="share of runs solved")
+    _legend(fig, ax)
+    return fig
+
+
+def scatter(data: ReportData, config: str, base: str, value: str, style: Style) -> Figure:
+    """``value`` of ``config`` (y) against ``base`` (x) per instance: square log-log with the
+    diagonal; runs that did not solve in a labelled band beyond every solved value."""
+    points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value)
+    fig = style.figure(square=True, legend_rows=5)  # the diagonal, the band, up to 3 kinds of point
+    ax = fig.add_subplot()
+    top = edge * 2.5
+    ax.plot([lo, top], [lo, top], color="0.5", linestyle="--", linewidth=0.8, marker="", label="equal")
+    band = {"color": "0.85", "zorder": 0, "linewidth": 0}
+    failed_y = points["kind"].isin(["not solved", "neither solved"]).any()
+    failed_x = points["kind"].isin(["baseline not solved", "neither solved"]).any()
+    if failed_y:
+        ax.axhspan(edge / 1.6, top, **band)
+    if failed_x:
+        ax.axvspan(edge / 1.6, top, **band)
+    if failed_x or failed_y:  # the band is named in the legend, where no point can hide the words
+        ax.add_patch(Rectangle((0, 0), 0, 0, color=band["color"], label="not solved: no value, drawn in the band"))
+    kinds = (("both solved", "o", PALETTE[0]), ("not solved", "^", PALETTE[3]),
+             ("baseline not solved", ">", PALETTE[1]), ("neither solved", "X", PALETTE[6]))
+    for kind, marker, colour in kinds:
+        mine = points[points["kind"] == kind]
+        if len(mine):
+            ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors="none" if marker == "o" else colour,
+                       edgecolors=colour, linewidths=0.7, label=f"{kind} ({len(mine):,})")
+    ax.set(xscale="log", yscale="log", xlim=(lo, top), ylim=(lo, top), aspect="equal")
+    _log_ticks(ax.xaxis)
+    _log_ticks(ax.yaxis)
+    label = value_label(data, value)
+    ax.set(xlabel=f"{base}: {label}", ylabel=f"{config}: {label}")
+    _legend(fig, ax)
+    return fig
+
+
+def ratio_distribution(data: ReportData, config: str, base: str, style: Style) -> Figure:
+    """ECDF of the per-instance node ratio ``config`` / ``base`` over the instances both solved."""
+    curve = ratio_ecdf(data, config, base)
+    fig = style.figure(legend_rows=1)
+    ax = fig.add_subplot()
+    ax.step(curve["ratio"], curve["share"], where="post", markevery=max(len(curve) // 8, 1),
+            label=f"{config} / {base} (n = {len(curve):,})", **look(0))
+    ax.axvline(1, color="0.5", linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    _log_ticks(ax.xaxis)
+    ax.set(xlabel="nodes generated, ratio to the baseline", ylabel="share of instances both solved", ylim=(0, 1.02))
+    _legend(fig, ax)
+    return fig
+
+
+def by_length(data: ReportData, style: Style) -> Figure:
+    """Median nodes generated per optimal solution length, quartiles as a band; n under each
+    point; no line across a length without a solved run."""
+    series = length_series(data)
+    notes = unsolved_notes(data)
+    labels = [config + (f" ({notes[config]} not drawn)" if notes.get(config) else "") for config in data.configs]
+    fig = style.figure(legend_rows=style.legend_rows(labels))
+    ax = fig.add_subplot()
+    for i, (config, label) in enumerate(zip(data.configs, labels)):
+        q = series[series["config"] == config]
+        ax.fill_between(q["cost"], q["q1"], q["q3"], color=look(i)["color"], alpha=0.15, linewidth=0)
+        ax.plot(q["cost"], q["median"], label=label, **look(i))
+    ax.set_yscale("log")
+    _log_ticks(ax.yaxis)
+    ax.set(xlabel="optimal solution length (moves)", ylabel="nodes generated (median, quartiles)")
+    _counts_axis(ax, series)
+    _legend(fig, ax)
+    return fig
+
+
+def _counts_axis(ax, series) -> None:
+    """The number of solved runs per length along the top (the most any configuration has)."""
+    n = series.groupby("cost")["n"].max()
+    top = ax.secondary_xaxis("top")
+    step = max(len(n) // 10, 1)
+    top.set_xticks(n.index[::step], [str(v) for v in n.to_numpy()[::step]])
+    top.set_xlabel("solved runs per length (n)", fontsize="small")
+    top.tick_params(labelsize="small")
+
+
+def ebf(data: ReportData, style: Style) -> Figure:
+    """Share of solved runs per effective branching factor bin, one outline per configuration."""
+    bins = ebf_histogram(data)
+    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    ax = fig.add_subplot()
+    for i, config in enumerate(data.configs):
+        rows = bins[bins["config"] == config]
+        if rows.empty:
+            continue
+        x = np.append(rows["left"].to_numpy(), rows["right"].iloc[-1])
+        ax.stairs(rows["share"].to_numpy(), x, label=config, color=look(i)["color"],
+                  linestyle=look(i)["linestyle"])
+        filled = rows[rows["share"] > 0]  # markers on bins with runs, where they can be seen
+        ax.plot((filled["left"] + filled["right"]) / 2, filled["share"], linestyle="", marker=look(i)["marker"],
+                color=look(i)["color"], markevery=max(len(filled) // 5, 1))
+    ax.set(xlabel="effective branching factor", ylabel="share of solved runs per bin")
+    _legend(fig, ax)
+    return fig
+
+
+def iterations(data: ReportData, logs, key: str, style: Style) -> Figure:
+    """Nodes generated per IDA* iteration against its bound, for the instance ``key``."""
+    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    ax = fig.add_subplot()
+    mine = logs[logs["key"] == key]
+    for i, config in enumerate(data.configs):
+        rows = mine[mine["config"] == config]
+        if len(rows):
+            ax.plot(rows["bound"], rows["nodes"], label=config, **look(i))
+    ax.set_yscale("log")
+    _log_ticks(ax.yaxis)
+    ax.set(xlabel=f"f bound of the iteration (moves), instance {key}", ylabel="nodes generated in the iteration")
+    _legend(fig, ax)
+    return fig
+
+
+def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
+    """Every figure by file name (without extension)."""
+    figures = {f"coverage-{v}": coverage(data, v, style) for v in ("nodes_generated", "seconds")}
+    for config in data.configs:
+        base = baseline_of(data, config)
+        if base is None:
+            continue
+        for value in ("nodes_generated", "seconds"):
+            figures[f"scatter-{value}-{config}"] = scatter(data, config, base, value, style)
+        figures[f"ratio-ecdf-{config}"] = ratio_distribution(data, config, base, style)
+    figures["by-length"] = by_length(data, style)
+    figures["ebf"] = ebf(data, style)
+    logs = iteration_rows(data)
+    for key in hardest_keys(logs)[:NAMED_INSTANCES]:
+        figures[f"iterations-{key}"] = iterations(data, logs, key, style)
+    return figures
+
+
+def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style()) -> list[Path]:
+    """Write every figure of ``data`` into ``folder`` as ``NAME.FMT``; return the paths."""
+    import matplotlib
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    with matplotlib.rc_context(style.rc):
+        for name, fig in build_figures(data, style).items():
+            path = folder / f"{file_name(name)}.{fmt}"
+            atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI,
+                                                                    metadata=_metadata(fmt)))
+            written.append(path)
+    return written
+
+
+def _metadata(fmt: str) -> dict | None:
+    """No creation date in a PDF or SVG, so the same sweep gives the same file."""
+    return {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+
+
+def file_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

@@ -1,0 +1,234 @@
+"""``tilesweep figures``: static figures (matplotlib) from a small real sweep, checked as files:
+the SVG's plot frame and tick labels, told apart in greyscale, the legend inside the file, and
+drawn from the same tables as the bokeh page."""
+
+import dataclasses
+import re
+import xml.etree.ElementTree as ET
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from PIL import Image
+from typer.testing import CliRunner
+
+from sweeps_local import report_sweep
+from tilesweep.cli import app
+from tilesweep.jobs.report import plots
+from tilesweep.jobs.report.data import load
+from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
+from tilesweep.jobs.report.plotted import coverage_curves, length_series
+from tilesweep.jobs.report.sweeps import open_sweeps
+
+RUNNER = CliRunner()
+SVG = "{http://www.w3.org/2000/svg}"
+KINDS = ("coverage-nodes_generated", "coverage-seconds", "scatter-nodes_generated-idastar_pdb_4-4",
+         "scatter-seconds-astar_linear-conflict", "ratio-ecdf-astar_pdb_4-4", "by-length", "ebf")
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps")
+    return report_sweep(out)
+
+
+@pytest.fixture(scope="module")
+def data(swept):
+    return load(open_sweeps([str(swept)]))
+
+
+@pytest.fixture(scope="module")
+def files(swept, tmp_path_factory):
+    """Every figure written by the command in each format: {format: {name: path}}."""
+    out = {}
+    for fmt in ("svg", "png", "pdf"):
+        folder = tmp_path_factory.mktemp(fmt)
+        result = RUNNER.invoke(app, ["figures", str(swept), "--format", fmt, "--out", str(folder)])
+        assert result.exit_code == 0, result.output
+        out[fmt] = {p.stem: p for p in folder.iterdir()}
+    return out
+
+
+def test_every_kind_is_written_in_each_format(files):
+    magic = {"svg": b"<svg", "png": b"\x89PNG", "pdf": b"%PDF"}
+    for fmt, written in files.items():
+        assert set(KINDS) <= set(written), fmt
+        assert any(name.startswith("iterations-rep_") for name in written)  # named by sweep and instance
+        for path in written.values():
+            assert magic[fmt] in path.read_bytes()[:400], path
+            assert not list(path.parent.glob(".*tmp-*")), "the atomic writer left a temporary file"
+
+
+def test_png_is_high_resolution(files):
+    with Image.open(files["png"]["coverage-nodes_generated"]) as image:
+        assert image.info["dpi"] == pytest.approx((PNG_DPI, PNG_DPI), abs=1)
+        assert image.width == pytest.approx(Style("paper").width * PNG_DPI, abs=2)
+        assert image.width >= 2 * 460  # at least twice the page's narrow figure
+
+
+def test_pdf_embeds_its_fonts(files):
+    body = files["pdf"]["by-length"].read_bytes()
+    assert b"/FontFile2" in body and b"/Subtype /Type3" not in body  # TrueType embedded, no bitmap fonts
+
+
+def frame_and_ticks(path):
+    """(figure size, axes frame box, {x, y: [(position, label)]}) of the first axes of an SVG."""
+    root = ET.parse(path).getroot()
+    _, _, width, height = map(float, root.get("viewBox").split())
+    axes = root.find(f".//{SVG}g[@id='axes_1']")
+    corners = np.array(re.findall(r"([-\d.]+) ([-\d.]+)", axes.find(f"{SVG}g[@id='patch_2']/{SVG}path").get("d")),
+                       float)
+    frame = (*corners.min(axis=0), *corners.max(axis=0))
+    ticks = {}
+    for which in ("x", "y"):
+        marks = []
+        for tick in axes.findall(f"{SVG}g/{SVG}g"):  # the axes' own axis groups, not a secondary axis's
+            if re.fullmatch(f"{which}tick_\\d+", tick.get("id") or ""):
+                text = tick.find(f".//{SVG}text")
+                if text is not None and text.text:
+                    use = tick.find(f".//{SVG}use")
+                    marks.append((float(use.get("x" if which == "x" else "y")), text.text))
+        ticks[which] = sorted(marks)
+    return (width, height), frame, ticks
+
+
+def frame_problems(path) -> list[str]:
+    """What is wrong with an SVG's plot frame and tick labels (empty: nothing)."""
+    (width, height), (x0, y0, x1, y1), ticks = frame_and_ticks(path)
+    problems = []
+    if x1 - x0 < 0.5 * width or y1 - y0 < 0.35 * height:
+        problems.append(f"frame {x1 - x0:.0f}x{y1 - y0:.0f} of a {width:.0f}x{height:.0f} figure")
+    for which, (low, high) in (("x", (x0, x1)), ("y", (y0, y1))):
+        marks = ticks[which]
+        if len(marks) < 2:
+            problems.append(f"{len(marks)} labelled {which} ticks")
+        problems += [f"{which} tick {label} at {at:.0f} outside {low:.0f}-{high:.0f}"
+                     for at, label in marks if not low - 0.5 <= at <= high + 0.5]
+        if which == "x":  # neighbouring labels do not run together (7 pt type: under 6 units a character)
+            problems += [f"x labels {a} and {b} overlap" for (pa, a), (pb, b) in zip(marks, marks[1:])
+                         if pb - pa < 3.0 * (len(a) + len(b))]
+    return problems
+
+
+def test_scatter_legend_names_the_not_solved_band(built):
+    labels = [t.get_text() for t in built["scatter-nodes_generated-idastar linear-conflict"].legends[0].get_texts()]
+    assert "not solved: no value, drawn in the band" in labels
+    assert any(label.startswith("baseline not solved (") for label in labels)
+
+
+def test_svg_frames_fill_the_figure_and_ticks_are_readable(files):
+    for name, path in files["svg"].items():
+        assert frame_problems(path) == [], name
+    (_, _, (x0, y0, x1, y1), _) = (None, *frame_and_ticks(files["svg"]["scatter-nodes_generated-idastar_pdb_4-4"]))
+    assert x1 - x0 == pytest.approx(y1 - y0, rel=0.01)  # square: the diagonal at 45 degrees
+
+
+def test_the_frame_check_fails_a_shrunken_frame(tmp_path):
+    fig = Figure(figsize=(6, 3))
+    ax = fig.add_axes((0.05, 0.1, 0.03, 0.8))  # the frame squeezed to a sliver, as a broken export draws it
+    ax.plot([1, 1000], [1, 2])
+    ax.set_xscale("log")
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(tmp_path / "broken.svg")
+    assert any(p.startswith("frame ") for p in frame_problems(tmp_path / "broken.svg"))
+
+
+def series_looks(fig: Figure) -> list[tuple]:
+    """(marker, line style) of every labelled series in the figure's legend (a shaded band is no series)."""
+    legend = fig.legends[0]
+    looks = []
+    for handle in legend.legend_handles:
+        if isinstance(handle, Rectangle):
+            continue
+        if hasattr(handle, "get_linestyle") and hasattr(handle, "get_marker"):
+            looks.append((handle.get_marker(), str(handle.get_linestyle())))
+        else:  # a scatter's collection: its marker path
+            looks.append((str(handle.get_paths()[0].vertices.round(2).tolist()), "scatter"))
+    return looks
+
+
+@pytest.fixture(scope="module")
+def built(data):
+    with matplotlib.rc_context(Style().rc):
+        return build_figures(data, Style())
+
+
+def test_series_stay_apart_in_greyscale(built, files, tmp_path):
+    for name, fig in built.items():
+        looks = series_looks(fig)
+        if not name.startswith("ebf"):
+            assert len(set(looks)) == len(looks), (name, looks)
+    assert len(series_looks(built["coverage-nodes_generated"])) == 6
+    with Image.open(files["png"]["coverage-nodes_generated"]) as image:
+        grey = np.asarray(image.convert("L"), float)
+    # the curves and markers leave many distinct grey levels (not one uniform tone)
+    assert len(np.unique(grey)) > 50 and grey.min() < 80
+
+
+def test_ebf_outlines_differ_by_line_style_and_marker(built):
+    ax = built["ebf"].axes[0]
+    styles = [str(p.get_linestyle()) for p in ax.patches]
+    markers = [line.get_marker() for line in ax.lines]
+    assert len(set(styles)) == len(styles) == 6 and len(set(markers)) == 6
+
+
+def test_legend_lies_inside_the_file_and_off_the_plot(built):
+    for name, fig in built.items():
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        fig.draw(renderer)
+        box, page = fig.legends[0].get_window_extent(renderer), fig.bbox
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 + 0.5 and page.y0 <= box.y0 and box.y1 <= page.y1 + 0.5, name
+        plot = fig.axes[0].get_window_extent(renderer)
+        assert box.y1 <= plot.y0, name  # below the plot: hides no data
+
+
+def test_bokeh_and_matplotlib_draw_the_same_coverage(data, built):
+    curves = coverage_curves(data, "nodes_generated")
+    page = plots.coverage(data, "nodes_generated")
+    lines = [line for line in built["coverage-nodes_generated"].axes[0].lines]
+    for i, config in enumerate(data.configs):
+        mine = curves[curves["config"] == config]
+        assert page.renderers[i].data_source.data["x"] == pytest.approx(mine["x"].to_numpy())
+        assert lines[i].get_xdata() == pytest.approx(mine["x"].to_numpy())
+        assert lines[i].get_label() == config
+
+
+def test_by_length_breaks_at_lengths_without_a_run(data):
+    missing = int(data.rows.loc[data.rows["status"] == "solved", "cost"].median())
+    gap = dataclasses.replace(data, rows=data.rows[data.rows["cost"] != missing])
+    series = length_series(gap)
+    at = series[series["cost"] == missing]
+    assert len(at) == len(data.configs) and (at["n"] == 0).all() and at["median"].isna().all()
+    with_runs = series[series["n"] > 0]
+    assert with_runs["median"].notna().all()
+    solved = data.rows[(data.rows["status"] == "solved") & (data.rows["cost"] != missing)]
+    assert with_runs.set_index(["config", "cost"])["n"].sum() == len(solved)
+
+
+@pytest.mark.parametrize("args, quoted", [
+    (["--width", "0.2"], "'0.2'"),
+    (["--width", "wide"], "'wide'"),
+    (["--format", "gif"], "'gif'"),
+    (["--style", "poster"], "'poster'"),
+    (["--baseline", "euclid"], "'euclid'"),
+])
+def test_bad_input_is_one_line_exit_2(swept, tmp_path, args, quoted):
+    result = RUNNER.invoke(app, ["figures", str(swept), "--out", str(tmp_path / "f"), *args])
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
+    assert not (tmp_path / "f").exists()
+
+
+def test_a_configuration_that_solved_nothing_keeps_its_legend_entry(data):
+    config = data.configs[0]
+    none = data.rows["config"] == config
+    failed = dataclasses.replace(data, rows=data.rows.assign(status=data.rows["status"].astype(str).where(
+        ~none, "budget_exceeded")))
+    page = plots.coverage(failed, "nodes_generated")
+    assert [item.label["value"] for item in page.legend[0].items] == failed.configs
+    with matplotlib.rc_context(Style().rc):
+        fig = build_figures(failed, Style())["coverage-nodes_generated"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == failed.configs

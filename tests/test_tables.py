@@ -1,0 +1,127 @@
+"""``tilesweep table``: the LaTeX tabular parsed (columns per row, booktabs rules), its figures
+against ``summarize`` and the rows, the best marked, Korf's published figures beside ours."""
+
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from sweeps_local import local_sweep, report_sweep
+from tilesweep.cli import app
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.summary import summarize
+
+RUNNER = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    return report_sweep(tmp_path_factory.mktemp("sweeps"))
+
+
+@pytest.fixture(scope="module")
+def korf(tmp_path_factory):
+    """Korf's 100 under a node budget: IDA* with Manhattan (the published configuration) and linear conflict."""
+    return local_sweep(tmp_path_factory.mktemp("korf"), "korf", instances="korf100", algorithms=("idastar",),
+                       heuristics=("manhattan", "linear-conflict"), max_nodes=1_000_000, chunk_size=50)
+
+
+def run(*args) -> str:
+    result = RUNNER.invoke(app, ["table", *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def parse_tabular(text: str) -> tuple[int, list[str], list[list[str]]]:
+    """(columns of the tabular spec, headings, body rows) of a booktabs tabular, each row split
+    on its unescaped ``&``."""
+    spec = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", text).group(1)
+    lines = text.splitlines()
+    assert lines.count("\\toprule") == lines.count("\\midrule") == lines.count("\\bottomrule") == 1
+    top, mid, bottom = lines.index("\\toprule"), lines.index("\\midrule"), lines.index("\\bottomrule")
+    assert lines[-1] == "\\end{tabular}" and top < mid < bottom
+
+    def cells(line):
+        assert line.endswith(" \\\\"), line
+        return [c.strip() for c in re.split(r"(?<!\\)&", line[:-3])]
+
+    return len(spec), cells(lines[mid - 1]), [cells(line) for line in lines[mid + 1:bottom]]
+
+
+def test_latex_tabular_has_as_many_cells_as_columns_in_every_row(swept):
+    width, headings, rows = parse_tabular(run(swept, "--format", "latex"))
+    assert len(headings) == width and len(rows) == 6
+    assert all(len(row) == width for row in rows)
+    assert "CPU s (common)" in headings and "wall s (common)" in headings
+
+
+def test_figures_agree_with_summarize_and_the_rows(swept):
+    table = pd.read_csv(io.StringIO(run(swept, "--format", "csv")))
+    rows = load_results(swept)
+    summary = summarize(load_results(swept), "manhattan").set_index(["algorithm", "heuristic"])
+    for _, line in table.iterrows():
+        algorithm, heuristic = line["configuration"].split(" ", 1)
+        mine = rows[(rows["algorithm"] == algorithm) & (rows["heuristic"] == heuristic)]
+        assert line["instances"] == len(mine) and line["solved"] == (mine["status"] == "solved").sum()
+        if heuristic == "manhattan":
+            assert np.isnan(line["ratio"])
+        else:
+            assert line["ratio"] == pytest.approx(summary.loc[(algorithm, heuristic), "nodes_ratio"])
+            assert line["ratio_low"] <= line["ratio"] <= line["ratio_high"]
+    # sums over the instances every configuration solved, CPU and wall side by side
+    solved = rows[rows["status"] == "solved"]
+    common = solved.groupby("instance").size()
+    common = common.index[common == 6]
+    for _, line in table.iterrows():
+        algorithm, heuristic = line["configuration"].split(" ", 1)
+        mine = solved[(solved["algorithm"] == algorithm) & (solved["heuristic"] == heuristic)
+                      & solved["instance"].isin(common)]
+        assert line["common"] == len(common) == len(mine)
+        assert line["nodes"] == mine["nodes_generated"].sum()
+        assert line["cpu_s"] == pytest.approx(mine["cpu_seconds"].sum())
+        assert line["wall_s"] == pytest.approx(mine["seconds"].sum())
+
+
+def test_the_best_of_each_column_is_bold(swept):
+    table = pd.read_csv(io.StringIO(run(swept, "--format", "csv")))
+    _, headings, rows = parse_tabular(run(swept, "--format", "latex"))
+    solved = [row[headings.index("solved")] for row in rows]
+    best = table["solved"].max()
+    assert [s.startswith("\\textbf{") for s in solved] == list(table["solved"] == best)
+    ratios = [row[headings.index("node ratio")] for row in rows]
+    assert sum(r.startswith("\\textbf{") for r in ratios) == 1
+    assert ratios[int(table["ratio"].idxmin())].startswith("\\textbf{")
+    markdown = run(swept, "--format", "markdown").splitlines()
+    assert all(line.count("|") == len(headings) + 1 for line in markdown)
+
+
+def test_published_figures_beside_ours_on_every_row(korf):
+    width, headings, rows = parse_tabular(run(korf, "--table", "published", "--format", "latex"))
+    assert len(rows) == 200 and all(len(row) == width for row in rows)
+    at = {h: headings.index(h) for h in headings}
+    for row in rows:
+        assert row[at["published length"]] != "--"
+        if row[at["status"]] == "solved":
+            assert row[at["length diff"]] == "0"
+    counted = [row for row in rows if row[at["configuration"]] == "idastar manhattan"]
+    assert all(row[at["published nodes"]] != "--" for row in counted)
+    solved = [row for row in counted if row[at["status"]] == "solved"]
+    assert solved and all(row[at["nodes diff"]] == "0" and row[at["nodes"]] == row[at["published nodes"]]
+                          for row in solved)
+    others = [row for row in rows if row[at["configuration"]] != "idastar manhattan"]
+    assert all(row[at["published nodes"]] == "--" for row in others)  # published for IDA* + Manhattan only
+
+
+@pytest.mark.parametrize("args, quoted", [
+    (["--format", "html"], "'html'"),
+    (["--table", "published"], "no published board"),
+    (["--table", "everything"], "'everything'"),
+    (["--baseline", "euclid"], "'euclid'"),
+])
+def test_bad_input_is_one_line_exit_2(swept, args, quoted):
+    result = RUNNER.invoke(app, ["table", str(swept), *args])
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
