@@ -125,3 +125,41 @@ def test_the_rerun_command_is_quoted_for_the_shell(sweeps):  # noqa: F811
     for option, value in [("--out", odd["out"]), ("--count", odd["count"]),
                           ("--algorithm", odd["algorithms"][0]), ("--prune", odd["prune"])]:
         assert words[words.index(option) + 1] == value
+
+
+# --- a resume rebuilds an unreadable sweep.json from its parts ----------------------------
+
+def _resumable(sweeps, tmp_path) -> tuple[Path, SweepSpec]:  # noqa: F811
+    folder = tmp_path / "sweep"
+    shutil.copytree(sweeps["sweep"], folder)
+    spec = replace(SweepSpec.from_json((folder / "sweep.json").read_text()), out=str(tmp_path))
+    _truncate_spec(folder)
+    return folder, spec
+
+
+def test_a_resume_rebuilds_a_truncated_sweep_json_from_its_parts(sweeps, tmp_path):  # noqa: F811
+    from tilesweep.jobs.sweep import prepare
+    folder, spec = _resumable(sweeps, tmp_path)
+    with prepare(spec) as plan:
+        assert plan.done == set(range(spec.n_chunks)) and not plan.moved
+        assert plan.rebuilt.startswith(f"rebuilt {str(folder / 'sweep.json')!r} from the spec its parts record")
+        assert "\n" not in plan.rebuilt
+    assert SweepSpec.from_json((folder / "sweep.json").read_text()) == spec
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda folder, other: [p.unlink() for p in (folder / "results").glob("part-*.parquet")],
+     "no part records a spec"),
+    (lambda folder, other: shutil.copy(other / "results" / "part-00003.parquet", folder / "results"),
+     "its parts record 2 different specs"),
+], ids=["no parts", "parts that disagree"])
+def test_a_resume_refuses_to_rebuild_without_one_agreed_spec(sweeps, tmp_path, damage, says):  # noqa: F811
+    from tilesweep.jobs.manifest import CorruptPartError
+    from tilesweep.jobs.sweep import prepare
+    folder, spec = _resumable(sweeps, tmp_path)
+    damage(folder, sweeps["other"])
+    with pytest.raises(CorruptPartError) as err:
+        prepare(spec)
+    assert says in str(err.value) and "is not a tilesweep spec" in str(err.value) and "\n" not in str(err.value)
+    left = (folder / "sweep.json").read_text()  # as it was: truncated
+    assert len(left) < len((sweeps["sweep"] / "sweep.json").read_text())
