@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from test_integrity import PROBES, damaged_copy, sweeps  # noqa: F401 (the module's sweeps fixture)
 from tilesweep.cli import app
+from tilesweep.jobs.manifest import MANIFEST
 from tilesweep.jobs.spec import SweepSpec
 from tilesweep.solver.errors import InvalidOptionError, UnknownNameError
 
@@ -69,6 +70,24 @@ def test_status_names_a_bad_sweep_json_and_lists_the_others(sweeps, tmp_path, da
     shutil.copytree(sweeps["sweep"], out / "sweep")
     SPEC_DAMAGES[damage][0](out / "sweep")
     _assert_listed(_status(out, monkeypatch), out, SPEC_DAMAGES[damage][1])
+
+
+def _bad_manifest_line(folder: Path) -> None:
+    lines = (folder / MANIFEST).read_text().splitlines()
+    (folder / MANIFEST).write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+
+
+# Damages of the manifest, which the readers refuse too.
+MANIFEST_DAMAGES = {"a manifest line that is not JSON": (_bad_manifest_line, "line 2 is not JSON"),
+                    "no manifest": (lambda f: (f / MANIFEST).unlink(), f"has no {MANIFEST}")}
+
+
+@pytest.mark.parametrize("damage", MANIFEST_DAMAGES)
+def test_status_says_damaged_for_a_damaged_manifest(sweeps, tmp_path, damage, monkeypatch):  # noqa: F811
+    out = _among_good(sweeps, tmp_path)
+    shutil.copytree(sweeps["sweep"], out / "sweep")
+    MANIFEST_DAMAGES[damage][0](out / "sweep")
+    _assert_listed(_status(out, monkeypatch), out, MANIFEST_DAMAGES[damage][1])
 
 
 @pytest.mark.parametrize("probe", PROBES)
