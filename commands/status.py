@@ -37,14 +37,31 @@ def dashboard(folder: Path) -> str | None:
     return running_dashboard(folder)
 
 
-def describe(folder: Path) -> dict:
-    """One sweep's state, rows per configuration, errors, pace and client (JSON-ready)."""
+def describe(folder: Path, hashing: bool = True) -> dict:
+    """One sweep's state, rows per configuration, errors, pace and client (JSON-ready); a sweep
+    the readers would refuse (its spec or parts against its manifest, hashed if ``hashing``)
+    is ``damaged``, with the reason."""
+    from tilesweep.jobs.progress import sweep_state
+    from tilesweep.solver.errors import TilesweepError
+
+    checked = sweep_state(folder, hashing)
+    if checked.problem:
+        return damaged(folder, checked.problem)
+    try:
+        return _progress(folder, checked.spec)
+    except TilesweepError as err:  # a part changed since it was checked
+        return damaged(folder, str(err))
+
+
+def damaged(folder: Path, problem: str) -> dict:
+    return {"sweep": str(folder), "state": "damaged", "problem": problem}
+
+
+def _progress(folder: Path, spec) -> dict:
     from tilesweep.jobs.client import alive, started_seconds, state
     from tilesweep.jobs.parts import read_part, results_dir
     from tilesweep.jobs.resume import saved_parts
-    from tilesweep.jobs.spec import SweepSpec
 
-    spec = SweepSpec.from_json((folder / "sweep.json").read_text())
     spec = spec if Path(spec.out) / spec.name == folder else _moved(spec, folder)
     parts = saved_parts(spec)
     counts = {f"{a} {h}": {"done": 0, "total": spec.count} for a, h in spec.combos}
@@ -74,6 +91,8 @@ def _moved(spec, folder: Path):
 
 
 def status_line(info: dict) -> str:
+    if info["state"] == "damaged":
+        return f"{info['sweep']}: damaged, {info['problem']}"
     rows = " ".join(f"{name}: {c['done']}/{c['total']}" for name, c in info["configurations"].items())
     pace = f", {info['rate']:.1f} rows/s, ETA {info['eta_seconds']:.0f} s" if info["rate"] else ""
     lines = [f"{info['sweep']}: {info['state']}, {info['chunks'][0]}/{info['chunks'][1]} chunks ({rows}), "
@@ -93,7 +112,10 @@ def status(
         "--watch", help="Refresh every 2 s until every sweep shown stops running.")] = False,
     fmt: TableOrJsonOpt = "table",
 ) -> None:
-    """Each sweep's state (planned, running, finished, interrupted, cancelled), rows per configuration, pace and client.
+    """Each sweep's state (planned, running, finished, interrupted, cancelled, damaged), rows, pace and client.
+
+    Every part is checked against the sweep's manifest as the reading commands check it (sha256;
+    --watch refreshes check names and sizes only). Exit 1 if a sweep is damaged; the others are listed.
 
     Example: tilesweep status sweeps/NAME --watch
     """
@@ -101,12 +123,16 @@ def status(
         return sweep_folders(sweeps or [], out)
 
     folders = run_guarded(action)
+    hashing = True
     while True:
-        infos = [run_guarded(lambda f=f: describe(f)) for f in folders]
+        infos = [describe(f, hashing) for f in folders]
         typer.echo(json.dumps(infos, indent=2) if fmt == "json" else "\n".join(map(status_line, infos)))
         if not watch or all(i["state"] != "running" for i in infos):
-            return
+            break
+        hashing = False
         time.sleep(2)
+    if any(i["state"] == "damaged" for i in infos):
+        raise typer.Exit(1)
 
 
 def cancel(

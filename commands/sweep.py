@@ -178,7 +178,9 @@ def sweep(
 
 
 def _report_repairs(plan) -> None:
-    """One line per file the resume moved aside, and the count of parts adopted."""
+    """One line per file the resume moved aside or rebuilt, and the count of parts adopted."""
+    if plan.rebuilt:
+        typer.echo(plan.rebuilt, err=True)
     for source, target, why in plan.moved:
         typer.echo(f"moved aside: {str(source)!r} {why}; it is now {str(target)!r}", err=True)
     if plan.adopted:

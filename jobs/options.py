@@ -11,7 +11,6 @@ its :class:`RunOptions` (where the sweep runs, never part of its identity).
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -179,20 +178,15 @@ class RunOptions:
         for key in RUN_KEYS:
             value = getattr(self, key)
             if key == "cluster_options":
-                out += [x for item in value or () for x in ("--cluster-option", shell_quote(item))]
+                out += [x for item in value or () for x in ("--cluster-option", item)]
             elif value is not None:
-                out += [f"--{key.replace('_', '-')}", shell_quote(str(value))]
+                out += [f"--{key.replace('_', '-')}", str(value)]
         return out
 
     @property
     def batch(self) -> bool:
         """Whether the workers are batch jobs (Slurm, PBS, SGE)."""
         return self.cluster not in (None, "local")
-
-
-def shell_quote(text: str) -> str:
-    """``text`` as one word of a POSIX shell command line."""
-    return text if re.fullmatch(r"[\w.:/+,=@%-]+", text) else "'" + text.replace("'", "'\\''") + "'"
 
 
 def read_toml(path: str | Path) -> SweepOptions:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -87,17 +87,21 @@ def _refuse_changed_plugins(old: SweepSpec, spec: SweepSpec) -> None:
                                     "versions: rerun under a new --name to start anew")
 
 
-def open_sweep_folder(spec: SweepSpec) -> Path:
+def open_sweep_folder(spec: SweepSpec) -> str | None:
     """Create ``OUT/NAME`` with ``sweep.json`` and its manifest, or check that the existing
-    one is this spec (call with the sweep's :class:`~.lock.SweepLock` held)."""
+    one is this spec (call with the sweep's :class:`~.lock.SweepLock` held). An unreadable
+    ``sweep.json`` is rebuilt from the spec its parts record when they all agree; the line
+    saying so is returned."""
     folder = spec.folder
     stored = folder / "sweep.json"
+    rebuilt = None
     if stored.is_file():
         try:
             old = SweepSpec.from_json(stored.read_text())
-        except (ValueError, TypeError, KeyError) as err:
-            raise CorruptPartError(f"{str(stored)!r} is not a tilesweep spec ({err}); "
-                                   "move the folder away or choose another --name") from None
+        except (ValueError, TypeError, KeyError) as err:  # InvalidOptionError is a ValueError
+            old = _spec_from_parts(spec, f"{str(stored)!r} is not a tilesweep spec ({err})")
+            _atomic_write_bytes(stored, old.to_json().encode())
+            rebuilt = f"rebuilt {str(stored)!r} from the spec its parts record (it could not be read: {err})"
         if old.fingerprint() != spec.fingerprint():
             _refuse_changed_plugins(old, spec)
             diff = [k for k, v in spec.identity().items() if old.identity().get(k) != v]
@@ -109,7 +113,26 @@ def open_sweep_folder(spec: SweepSpec) -> Path:
         if read_manifest(folder) is None and not any(results_dir(folder).iterdir()):
             write_manifest(folder, spec.name, spec.fingerprint())
     results_dir(folder).mkdir(parents=True, exist_ok=True)
-    return folder
+    return rebuilt
+
+
+def _spec_from_parts(spec: SweepSpec, problem: str) -> SweepSpec:
+    """The one spec every readable part of ``spec.folder`` records (moved to where the folder
+    is now), or :class:`CorruptPartError` with ``problem`` when there is none or they disagree."""
+    found = {}
+    for path in sorted(results_dir(spec.folder).glob("part-*.parquet")):
+        try:
+            text = (read_footer(path).metadata or {}).get(SPEC_KEY)
+            recorded = SweepSpec.from_json(text.decode()) if text else None
+        except (CorruptPartError, ValueError, TypeError, KeyError):
+            recorded = None  # a damaged part: the resume moves it aside
+        if recorded is not None:
+            found[recorded.fingerprint()] = recorded
+    if len(found) != 1:
+        why = "no part records a spec" if not found else f"its parts record {len(found)} different specs"
+        raise CorruptPartError(f"{problem}; {why}, so it cannot be rebuilt: move the folder away "
+                               "or choose another --name")
+    return replace(next(iter(found.values())), out=spec.out)
 
 
 def remove_leftovers(folder: Path) -> None:

@@ -85,7 +85,7 @@ def sweep_state(folder: str | Path, hashing: bool = False) -> SweepState:
         state.spec = SweepSpec.from_json(spec_path.read_text())
         state.verified = verify_sweep(folder, hashing)
         _count_parts(state)
-    except (ValueError, TypeError, KeyError, TilesweepError) as err:
+    except (OSError, ValueError, TypeError, KeyError, TilesweepError) as err:
         state.problem = (str(err) if isinstance(err, TilesweepError)
                          else f"{str(spec_path)!r} is not a tilesweep spec ({err})")
     return state

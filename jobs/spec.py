@@ -16,6 +16,7 @@ import hashlib
 import json
 import math
 import re
+import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_conventions, check_time_limits
 
-from .options import RunOptions, SweepOptions, check_cluster, merge_options, shell_quote
+from .options import RunOptions, SweepOptions, check_cluster, merge_options
 from .plugins import load_files, used_plugins
 from .sources import InstanceSource, file_instances_info
 
@@ -132,8 +133,11 @@ class SweepSpec:
     @classmethod
     def from_json(cls, text: str) -> "SweepSpec":
         data = json.loads(text)
+        if not isinstance(data, dict):
+            raise InvalidOptionError(f"sweep.json holds {type(data).__name__} {data!r:.60}; expected an object")
         data.pop("fingerprint", None)
-        data["algorithms"] = tuple(data["algorithms"])
+        _check_types(data)
+        data["algorithms"] = tuple(check_algorithm(a) for a in data["algorithms"])
         data["heuristics"] = tuple(data["heuristics"])
         data["instances"] = InstanceSource.parse(data["instances"])
         data["plugins"] = tuple(tuple(p) for p in data.get("plugins", ()))
@@ -141,12 +145,11 @@ class SweepSpec:
 
     def command(self, run: "RunOptions | None" = None, prog: str = "tilesweep") -> str:
         """A ``tilesweep sweep`` command line that reruns (and so resumes) this sweep."""
-        args = [prog, "sweep", *[x for p in self.plugins for x in ("--plugin", shell_quote(p[3]))],
-                "--size", str(self.size), "--goal", shell_quote(self.goal),
-                "--instances", shell_quote(str(self.instances)), "--count", str(self.count),
-                "--seed", str(self.seed)]
+        args = ["sweep", *[x for p in self.plugins for x in ("--plugin", p[3])],
+                "--size", str(self.size), "--goal", self.goal,
+                "--instances", str(self.instances), "--count", str(self.count), "--seed", str(self.seed)]
         args += [x for a in self.algorithms for x in ("--algorithm", a)]
-        args += [x for h in self.heuristics for x in ("--heuristic", shell_quote(h))]
+        args += [x for h in self.heuristics for x in ("--heuristic", h)]
         if self.max_nodes is not None:
             args += ["--max-nodes", str(self.max_nodes)]
         if self.time_limit is not None:
@@ -160,12 +163,42 @@ class SweepSpec:
         if self.repeat != 1:
             args += ["--repeat", str(self.repeat)]
         if self.conventions != "korf":
-            args += ["--conventions", shell_quote(self.conventions)]
-        args += ["--chunk-size", str(self.chunk_size), "--name", shell_quote(self.name),
-                 "--out", shell_quote(self.out)]
+            args += ["--conventions", self.conventions]
+        args += ["--chunk-size", str(self.chunk_size), "--name", self.name, "--out", self.out]
         if run is not None:
             args += run.args()
-        return " ".join(args)
+        return f"{prog} {shlex.join(args)}"  # prog may be several words (python -m tilesweep)
+
+
+# The JSON type of each field of sweep.json (a bool is no number here, though Python says so).
+_INT, _NUMBER, _NAMES = (int,), (int, float), "names"
+FIELD_TYPES = {"size": _INT, "goal": (str,), "instances": (str,), "count": _INT, "seed": _INT,
+               "algorithms": _NAMES, "heuristics": _NAMES, "max_nodes": _INT + (type(None),),
+               "chunk_size": _INT, "name": (str,), "out": (str,), "instances_sha256": (str, type(None)),
+               "version": _INT, "time_limit": _NUMBER + (type(None),), "max_memory": _INT + (type(None),),
+               "prune": (str,), "plugins": "plugins", "cpu_time_limit": _NUMBER + (type(None),),
+               "repeat": _INT, "conventions": (str,)}
+_WHAT = {_INT: "a whole number", _NAMES: "a list of names", "plugins": "a list of [name, sha256, source, file]"}
+
+
+def _check_types(data: dict) -> None:
+    """Refuse a field of ``sweep.json`` of the wrong JSON type, naming it and its value."""
+    for key, value in data.items():
+        expected = FIELD_TYPES.get(key)
+        if expected is None:
+            raise InvalidOptionError(f"sweep.json field {key!r} is not known; expected only {', '.join(FIELD_TYPES)}")
+        if not _has_type(value, expected):
+            what = _WHAT.get(expected) or " or ".join("null" if t is type(None) else t.__name__ for t in expected)
+            raise InvalidOptionError(f"sweep.json field {key!r} is {value!r}; expected {what}")
+
+
+def _has_type(value, expected) -> bool:
+    if expected == _NAMES:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if expected == "plugins":
+        return isinstance(value, list) and all(
+            isinstance(p, list) and len(p) == 4 and all(isinstance(x, str) for x in p) for p in value)
+    return isinstance(value, expected) and not isinstance(value, bool)
 
 
 def combinations(algorithms, heuristics) -> tuple[tuple[str, str], ...]:

@@ -32,6 +32,7 @@ class Plan:
     lock: SweepLock | None = field(default=None, repr=False)
     moved: list[tuple[Path, Path, str]] = field(default_factory=list)  # files moved aside: (from, to, why)
     adopted: int = 0  # parts written before manifests, recorded now
+    rebuilt: str | None = None  # the line saying sweep.json was rebuilt from its parts' spec
 
     def release(self) -> None:
         """Let another run of the sweep start (the lock also goes when this plan is collected)."""
@@ -65,10 +66,11 @@ def prepare(spec: SweepSpec, retry_errors: bool = False) -> Plan:
     check_recorded(spec.plugins)  # a spec read from a folder (a resume) runs only recorded plugin code
     lock = SweepLock(spec.folder, spec.name)
     try:
-        open_sweep_folder(spec)
+        rebuilt = open_sweep_folder(spec)
         remove_leftovers(spec.folder)
         repaired = repair(spec)
-        plan = Plan(spec, chunk_jobs(spec), lock=lock, moved=repaired.moved, adopted=repaired.adopted)
+        plan = Plan(spec, chunk_jobs(spec), lock=lock, moved=repaired.moved, adopted=repaired.adopted,
+                    rebuilt=rebuilt)
         plan.done = done_chunks(spec, repaired.kept, retry_errors)
     except BaseException:
         lock.release()

@@ -3,6 +3,7 @@ installed by .ci/install) driven by Selenium against a server on a free loopback
 Screenshots of every page go to ``test-artifacts/webui/``."""
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -174,6 +175,25 @@ def test_korf_79_with_idastar_manhattan(server, browser, korf100):
     note_needed = css(browser, "#heuristic option[value='pdb:7-8']")[0]
     assert "not built" in note_needed.text
     screenshot(browser, "play-korf79")
+
+
+def test_a_bad_sweep_json_is_one_row_and_the_other_sweeps_stay_listed(server, browser):
+    broken = server.root / "sweeps" / "broken"
+    shutil.copytree(server.root / "sweeps" / "compare", broken)
+    text = (broken / "sweep.json").read_text()
+    (broken / "sweep.json").write_text(text[: len(text) // 2])
+    try:
+        browser.get(server.url + "/sweeps")
+        row = wait_for(lambda: css(browser, "#sweeps tr.damaged[data-name='broken']"), what="the bad sweep's row")[0]
+        assert "is not a tilesweep spec" in row.text and str(broken / "sweep.json") in row.text
+        assert row.find_element("css selector", ".badge").get_attribute("data-run") == "damaged"
+        good = css(browser, "#sweeps tr[data-name='compare']")[0]
+        assert "160 / 160" in good.text and good.find_element("css selector", ".badge").get_attribute(
+            "data-run") == "finished"
+        assert browser.find_element("id", "error").text == ""
+        screenshot(browser, "sweeps-one-damaged")
+    finally:
+        shutil.rmtree(broken)
 
 
 def test_sweeps_page_matches_tilesweep_summary(server, browser):

@@ -25,10 +25,9 @@ def folder_of(out: Path, name: str) -> Path:
 
 def state_dict(state: SweepState) -> dict:
     """The state of one sweep for the pages; ``run`` as ``tilesweep status`` says it
-    (finished, running, interrupted, cancelled, planned), or unreadable."""
+    (finished, running, interrupted, cancelled, planned), or damaged (``problem`` says why)."""
     spec = state.spec
-    run, record = run_state(state.parts, state.chunks, state.folder)
-    run = "unreadable" if state.problem else run
+    run, record = ("damaged", None) if state.problem else run_state(state.parts, state.chunks, state.folder)
     return {
         "name": state.name, "run": run,
         "resume": record["command"] if run in ("interrupted", "cancelled") and record else None,

@@ -56,7 +56,7 @@ function fmtTime(epochSeconds) {
 
 // A sweep's state as `tilesweep status` says it, with when its last part was written.
 const RUN_BADGES = {finished: "complete", running: "running", interrupted: "stopped", cancelled: "stopped",
-                    planned: "running", unreadable: "problem"};
+                    planned: "running", damaged: "problem"};
 
 function runBadge(sweep, withTime = false) {
   const when = withTime && sweep.run !== "finished" ? ` (updated ${fmtTime(sweep.updated)})` : "";

@@ -10,7 +10,15 @@ function statusText(statuses) {
   return Object.entries(statuses).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${fmtInt(n)}`).join(", ") || "–";
 }
 
+// A sweep that cannot be read: its name and why, on its own row among the others.
+function damagedRow(s) {
+  return el("tr", {class: "damaged", dataset: {name: s.name}},
+    el("td", {}, el("a", {href: `/sweeps/${encodeURIComponent(s.name)}`}, s.name)),
+    el("td", {colspan: 7}, runBadge(s), " ", el("span", {class: "problem"}, s.problem)));
+}
+
 function sweepRow(s) {
+  if (s.problem) return damagedRow(s);
   const spec = s.spec;
   const runs = spec ? `${spec.algorithms.join(", ")} × ${spec.heuristics.join(", ")}` : "–";
   return el("tr", {dataset: {name: s.name, parts: s.parts, chunks: s.chunks ?? "", rows: s.rows}},
