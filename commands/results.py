@@ -85,26 +85,28 @@ def query(
         q = parse_query(where, group_by, tuple(agg or ()), sort, limit, columns)
         frame = run_query(load_results(results, q.columns(COLUMNS)), q, fmt)
         if fmt == "parquet":
-            frame.to_parquet(output, index=False)
-            return None
-        text = format_frame(frame, fmt)
-        if output:
-            Path(output).write_text(text + "\n")
-            return None
-        return text
+            return write_output(output, lambda handle: frame.to_parquet(handle, index=False))
+        return text_or_file(format_frame(frame, fmt), output)
 
     text = run_guarded(action)
     if text is not None:
         typer.echo(text)
 
 
-def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
-    if text is None:
-        return
-    if output:
-        Path(output).write_text(text + "\n")
-    else:
-        typer.echo(text)
+def write_output(output: str, write) -> None:
+    """Write ``--output`` through the package's one atomic writer: a regular file only (a
+    folder, FIFO, device, symbolic link or missing folder is refused in one line)."""
+    from tilesweep.pdb_store.files import atomic_write
+
+    atomic_write(Path(output), write)
+
+
+def text_or_file(text: str, output: Optional[str]) -> Optional[str]:
+    """``text`` to print, or None once it is written to the file ``output``."""
+    if not output:
+        return text
+    write_output(output, lambda handle: handle.write((text + "\n").encode()))
+    return None
 
 
 def sql(
@@ -141,11 +143,12 @@ def sql(
         if table is None:
             return None
         if fmt == "parquet":
-            pq.write_table(table, output)
-            return None
-        return format_frame(table.to_pandas(), fmt)
+            return write_output(output, lambda handle: pq.write_table(table, handle))
+        return text_or_file(format_frame(table.to_pandas(), fmt), output)
 
-    _write_or_echo(run_guarded(action), output)
+    text = run_guarded(action)
+    if text is not None:
+        typer.echo(text)
 
 
 def compare(
