@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import ClockOpt, FormatOpt, RowFormatOpt, StoreOpt, SweepsArg, WideOpt, one_of
+from tilesweep.commands.options import ClockOpt, FormatOpt, RowFormatOpt, StoreOpt, SweepsArg, WideOpt, one_of, typed
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -233,7 +233,7 @@ def verify(
     sweep: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME).")],
     sample: Annotated[Optional[int], typer.Option(
         "--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample (default 0).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", parser=typed("seed"), help="Seed of the sample (default 0).")] = 0,
     store: StoreOpt = None,
     plugin: Annotated[Optional[list[str]], typer.Option(
         "--plugin", help="The file of a plugin heuristic the sweep used, the version it recorded (its sha256); "
