@@ -284,3 +284,17 @@ def test_a_missing_scheduler_file_is_waited_for_and_said(tmp_path, capsys):
         read_scheduler_file(str(path), seconds=0.6)
     said = capsys.readouterr().err.strip().splitlines()
     assert said == [f"waiting up to 0.6 s for the Dask scheduler file {str(path)!r}"]
+
+
+def test_detach_with_an_unreachable_scheduler_is_one_line_and_starts_nothing(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    result = RUNNER.invoke(app, ["sweep", "--count", "4", "--out", str(tmp_path), "--scheduler", address, "--detach"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert "cannot reach the Dask scheduler" in lines[0] and repr(address) in lines[0]
+    assert not list(tmp_path.rglob("client.json"))
