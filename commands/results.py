@@ -47,9 +47,22 @@ def summary(
         if len(sweeps) == 1 and not Path(results).is_file():
             table = pa.Table.from_pandas(frame, preserve_index=False)
             write_summary(sweeps[0].folder, table, sweeps[0].records, baseline)
-        return format_summary(frame, fmt, wide, clock)
+        return format_summary(frame, fmt, wide, clock), partial_notes(sweeps)
 
-    typer.echo(run_guarded(action))
+    text, notes = run_guarded(action)
+    if fmt == "table":  # csv and json keep their columns; the note goes to stderr
+        text = "\n".join([text, *notes])
+    else:
+        for note in notes:
+            typer.echo(note, err=True)
+    typer.echo(text)
+
+
+def partial_notes(sweeps) -> list[str]:
+    """A line for each sweep not every chunk of which is done: its counts are of those chunks only."""
+    return [f"partial: sweep {s.spec.name} has {len(s.records):,} of {s.spec.n_chunks:,} chunks done; the counts "
+            "above are of those chunks only (resume the sweep for the rest)"
+            for s in sweeps if len(s.records) < s.spec.n_chunks]
 
 
 def query(
