@@ -109,9 +109,12 @@ def query(
 def write_output(output: str, write) -> None:
     """Write ``--output`` through the package's one atomic writer: a regular file only (a
     folder, FIFO, device, symbolic link or missing folder is refused in one line)."""
-    from tilesweep.pdb_store.files import atomic_write
+    from tilesweep.pdb_store.files import OutputTargetError, atomic_write
 
-    atomic_write(Path(output), write)
+    try:
+        atomic_write(Path(output), write)
+    except OutputTargetError as err:
+        raise OutputTargetError(f"--output {err}") from None
 
 
 def text_or_file(text: str, output: Optional[str]) -> Optional[str]:

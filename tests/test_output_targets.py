@@ -35,6 +35,7 @@ def run(writer, sweep, target):
 
 
 def one_line_error(result, code, *words):
+    """Exit ``code``, one line on stderr naming the option (for a refused target) and ``words``."""
     assert result.exit_code == code, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
@@ -66,7 +67,8 @@ def make_folder(tmp_path):
 @pytest.mark.parametrize("make", [make_fifo, make_symlink, make_folder], ids=["fifo", "symlink", "folder"])
 def test_a_target_that_is_not_a_regular_file_is_refused_and_kept(sweep, tmp_path, writer, make):
     target, is_kind, kind = make(tmp_path)
-    one_line_error(run(writer, sweep, target), 2, repr(str(target)), kind, "expected a regular file")
+    option = "--out" if writer == "report" else "--output"
+    one_line_error(run(writer, sweep, target), 2, f"{option} {str(target)!r}", kind, "expected a regular file")
     assert is_kind(target.lstat().st_mode)
     if target.is_symlink():
         assert (tmp_path / "real.txt").read_text() == "kept"
