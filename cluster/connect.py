@@ -10,6 +10,7 @@ import multiprocessing.resource_tracker
 import os
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -104,19 +105,41 @@ def scheduler_address(scheduler: str | None, scheduler_file: str | None = None) 
     return address
 
 
+def _scheduler_file_ready(path: str) -> bool:
+    """Whether ``path`` is a regular file; False while it is missing; an
+    :class:`InvalidOptionError` for a folder, FIFO or device, which a scheduler never replaces."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as err:
+        raise InvalidOptionError(f"scheduler file {path!r} cannot be read ({err.strerror}); expected the JSON file "
+                                 "'dask scheduler --scheduler-file' writes") from None
+    if stat.S_ISREG(mode):
+        return True
+    kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO or device"
+    raise InvalidOptionError(f"scheduler file {path!r} is {kind}; expected the JSON file "
+                             "'dask scheduler --scheduler-file' writes (or a name it will write)")
+
+
 SCHEDULER_FILE_SECONDS = 120.0  # a scheduler started beside the sweep (one allocation) writes it within seconds
 
 
 def read_scheduler_file(path: str, seconds: float = SCHEDULER_FILE_SECONDS) -> str:
     """The address in a Dask scheduler file (``dask scheduler --scheduler-file PATH`` writes
-    it once it listens), waiting up to ``seconds`` for it to appear."""
+    it once it listens), waiting up to ``seconds`` for it to appear (saying so on stderr).
+    A name taken by what can never become that file (a folder, FIFO or device) is refused at once."""
     import json
 
     deadline = time.monotonic() + seconds
-    while not os.path.isfile(path):
+    said = False
+    while not _scheduler_file_ready(path):
         if time.monotonic() >= deadline:
             raise ClusterError(f"no Dask scheduler file at {path!r} after {seconds:g} s; expected the file that "
                                f"'dask scheduler --scheduler-file {path}' writes once it listens")
+        if not said:
+            print(f"waiting up to {seconds:g} s for the Dask scheduler file {path!r}", file=sys.stderr, flush=True)
+            said = True
         time.sleep(0.5)
     try:
         with open(path) as f:

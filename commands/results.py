@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import ClockOpt, FormatOpt, RowFormatOpt, StoreOpt, SweepsArg, WideOpt, one_of
+from tilesweep.commands.options import ClockOpt, FormatOpt, RowFormatOpt, StoreOpt, SweepsArg, WideOpt, one_of, typed
 from tilesweep.solver.errors import InvalidOptionError
 
 
@@ -47,9 +47,22 @@ def summary(
         if len(sweeps) == 1 and not Path(results).is_file():
             table = pa.Table.from_pandas(frame, preserve_index=False)
             write_summary(sweeps[0].folder, table, sweeps[0].records, baseline)
-        return format_summary(frame, fmt, wide, clock)
+        return format_summary(frame, fmt, wide, clock), partial_notes(sweeps)
 
-    typer.echo(run_guarded(action))
+    text, notes = run_guarded(action)
+    if fmt == "table":  # csv and json keep their columns; the note goes to stderr
+        text = "\n".join([text, *notes])
+    else:
+        for note in notes:
+            typer.echo(note, err=True)
+    typer.echo(text)
+
+
+def partial_notes(sweeps) -> list[str]:
+    """A line for each sweep not every chunk of which is done: its counts are of those chunks only."""
+    return [f"partial: sweep {s.spec.name} has {len(s.records):,} of {s.spec.n_chunks:,} chunks done; the counts "
+            "above are of those chunks only (resume the sweep for the rest)"
+            for s in sweeps if len(s.records) < s.spec.n_chunks]
 
 
 def query(
@@ -85,26 +98,31 @@ def query(
         q = parse_query(where, group_by, tuple(agg or ()), sort, limit, columns)
         frame = run_query(load_results(results, q.columns(COLUMNS)), q, fmt)
         if fmt == "parquet":
-            frame.to_parquet(output, index=False)
-            return None
-        text = format_frame(frame, fmt)
-        if output:
-            Path(output).write_text(text + "\n")
-            return None
-        return text
+            return write_output(output, lambda handle: frame.to_parquet(handle, index=False))
+        return text_or_file(format_frame(frame, fmt), output)
 
     text = run_guarded(action)
     if text is not None:
         typer.echo(text)
 
 
-def _write_or_echo(text: Optional[str], output: Optional[str]) -> None:
-    if text is None:
-        return
-    if output:
-        Path(output).write_text(text + "\n")
-    else:
-        typer.echo(text)
+def write_output(output: str, write) -> None:
+    """Write ``--output`` through the package's one atomic writer: a regular file only (a
+    folder, FIFO, device, symbolic link or missing folder is refused in one line)."""
+    from tilesweep.pdb_store.files import OutputTargetError, atomic_write
+
+    try:
+        atomic_write(Path(output), write)
+    except OutputTargetError as err:
+        raise OutputTargetError(f"--output {err}") from None
+
+
+def text_or_file(text: str, output: Optional[str]) -> Optional[str]:
+    """``text`` to print, or None once it is written to the file ``output``."""
+    if not output:
+        return text
+    write_output(output, lambda handle: handle.write((text + "\n").encode()))
+    return None
 
 
 def sql(
@@ -141,11 +159,12 @@ def sql(
         if table is None:
             return None
         if fmt == "parquet":
-            pq.write_table(table, output)
-            return None
-        return format_frame(table.to_pandas(), fmt)
+            return write_output(output, lambda handle: pq.write_table(table, handle))
+        return text_or_file(format_frame(table.to_pandas(), fmt), output)
 
-    _write_or_echo(run_guarded(action), output)
+    text = run_guarded(action)
+    if text is not None:
+        typer.echo(text)
 
 
 def compare(
@@ -301,7 +320,7 @@ def verify(
     sweep: Annotated[str, typer.Argument(help="A sweep folder (OUT/NAME).")],
     sample: Annotated[Optional[int], typer.Option(
         "--sample", help="Rows to solve again, drawn by --seed (default 100; 0: every row).")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample (default 0).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", parser=typed("seed"), help="Seed of the sample (default 0).")] = 0,
     store: StoreOpt = None,
     plugin: Annotated[Optional[list[str]], typer.Option(
         "--plugin", help="The file of a plugin heuristic the sweep used, the version it recorded (its sha256); "

@@ -142,7 +142,7 @@ def sweep(
                            conventions=conventions)
 
     def setup():
-        from tilesweep.cluster.connect import check_workers, scheduler_address
+        from tilesweep.cluster.connect import check_workers, probe_scheduler, scheduler_address
         from tilesweep.cluster.tables import check_store
         spec, run = build_spec(options, spec_file, os.cpu_count() or 1)
         check_store(spec, run.store)
@@ -150,9 +150,12 @@ def sweep(
             _check_heuristics(spec, run.store)
         warming = None
         # a malformed address is bad input, before any work; batch jobs start their own workers
-        if not run.batch and scheduler_address(run.scheduler, run.scheduler_file) is None:
+        address = None if run.batch else scheduler_address(run.scheduler, run.scheduler_file)
+        if not run.batch and address is None:
             check_workers(run.workers)  # processes this machine starts
             warming = None if detach else _start_fork_server(spec, run.store)
+        elif address is not None and detach:
+            probe_scheduler(address)  # the background client's log is not where a user looks first
         return spec, run, prepare(spec, retry_errors), warming
 
     spec, run, plan, warming = run_guarded(setup)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tilesweep.pdb_store.files import atomic_write, remove_stale
+from tilesweep.pdb_store.files import OutputTargetError, atomic_write, remove_stale
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 from .manifest import CorruptPartError, PartRecord, parts_digest, read_manifest, recording, sha256_bytes, write_manifest
@@ -43,7 +43,7 @@ def _write_atomically(path: Path, write, guard=None) -> None:
     :class:`ResultsWriteError` naming the file and the system's reason."""
     try:
         atomic_write(path, write, guard=guard)
-    except (OSError, pa.ArrowException) as err:
+    except (OSError, pa.ArrowException, OutputTargetError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise ResultsWriteError(f"writing the results failed: {str(path)!r} ({reason}); parts "
                                 "written before are kept, and rerunning the sweep resumes") from None

@@ -7,10 +7,13 @@ import fcntl
 import hashlib
 import os
 import secrets
+import stat
 import time
 from pathlib import Path
 
 import numpy as np
+
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 _HASH_CHUNK = 1 << 24
 
@@ -55,6 +58,39 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class OutputTargetError(InvalidOptionError):
+    """A file to write whose place can never hold it: a missing folder, or a name taken by
+    something other than a regular file (a folder, FIFO, device or symbolic link)."""
+
+
+class OutputWriteError(TilesweepError, OSError):
+    """Writing a file failed on this machine (a full disk, no permission, a lost mount)."""
+
+    def __str__(self) -> str:
+        return f"writing {self.filename!r} failed: {self.strerror}"
+
+
+def check_target(path: Path) -> None:
+    """Refuse (:class:`OutputTargetError`) a ``path`` that is not a regular file or free
+    name in an existing folder: renaming over a FIFO, device or symbolic link would replace
+    it (a link is not written through either: the file it names may be anywhere)."""
+    if not path.parent.is_dir():
+        raise OutputTargetError(f"{str(path)!r}: the folder {str(path.parent)!r} does not exist; "
+                                "expected a file in an existing folder")
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OutputTargetError(f"{str(path)!r} is {_kind(mode)}; expected a regular file to write (or a new name)")
+
+
+def _kind(mode: int) -> str:
+    kinds = [(stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
 def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644, guard=None) -> None:
     """Write ``path`` atomically: ``write(file)`` into a temporary sibling, fsync, rename.
 
@@ -63,7 +99,12 @@ def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644
     systems) under a hidden name, ``prefix`` + random (default ``.NAME.tmp-``), so readers
     such as pyarrow skip it. After the rename the folder is fsynced too, so a crash at any
     point leaves either the old ``path`` or the new one, never a part. On failure the
-    temporary file is removed and the error propagates; only a killed process leaves one.
+    temporary file is removed; only a killed process leaves one.
+
+    Output files are regular files only: a ``path`` in a missing folder, or naming a folder,
+    FIFO, device or symbolic link, is refused before anything is written
+    (:class:`OutputTargetError`, bad input); a failed write (a full disk) raises
+    :class:`OutputWriteError` naming the file and the system's reason.
 
     Parameters
     ----------
@@ -80,6 +121,7 @@ def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644
         their checksum in its manifest and rename under its lock).
     """
     path = Path(path)
+    check_target(path)
     if prefix is None:
         prefix = f".{path.name}.tmp-"
     temp = path.with_name(prefix + f"{os.getpid()}-{secrets.token_hex(4)}")
@@ -92,6 +134,10 @@ def atomic_write(path: Path, write, prefix: str | None = None, mode: int = 0o644
         with guard() if guard is not None else contextlib.nullcontext():
             os.replace(temp, path)
         fsync_dir(path.parent)
+    except OSError as err:
+        if isinstance(err, TilesweepError):
+            raise
+        raise OutputWriteError(err.errno, err.strerror or str(err), str(path)) from None
     finally:
         temp.unlink(missing_ok=True)
 

@@ -12,11 +12,16 @@ leave it loading the old code. Every kernel's cache entry is therefore also stam
 transitively, and of the values of the constants they read. A change to any of them
 compiles the kernel afresh; an edit elsewhere (another function, a comment between
 functions, an unrelated module) leaves it loading from the cache.
+
+A cache file that cannot be unpickled (damaged, cut short) is removed with one warning
+line on stderr and the kernel compiled again, as if the entry had never been written.
 """
 
+import contextlib
 import functools
 import hashlib
 import inspect
+import os
 import sys
 import time
 import types
@@ -122,6 +127,27 @@ class _StampedIndex(IndexDataCacheFile):
     @_source_stamp.setter
     def _source_stamp(self, stamp):
         self._file_stamp = stamp
+
+    def _load_index(self):
+        return self._or_removed(self._index_path, super()._load_index, {})
+
+    def _load_data(self, name):
+        return self._or_removed(self._data_path(name), lambda: super(_StampedIndex, self)._load_data(name), None)
+
+    @staticmethod
+    def _or_removed(path, load, empty):
+        """``load()``; when the file at ``path`` cannot be unpickled, ``empty`` (nothing
+        cached: numba compiles and writes the entry anew) after removing it and saying so."""
+        try:
+            return load()
+        except OSError:
+            raise
+        except Exception as err:  # noqa: BLE001 - unpickling damaged bytes raises any kind of error
+            print(f"warning: numba cache file {path!r} is damaged ({type(err).__name__}); removed, the kernel is "
+                  "compiled again", file=sys.stderr, flush=True)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return empty
 
 
 def _stamped(dispatcher):

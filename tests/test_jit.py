@@ -1,6 +1,7 @@
 """Every numba kernel of the package is compiled with the options of ``solver/jit.py``."""
 
 import importlib
+import os
 import pkgutil
 
 import pytest
@@ -107,3 +108,31 @@ def test_a_cached_kernel_compiles_afresh_after_a_change_to_what_it_calls_only(tm
     assert run("steps.py", STEPS.replace("x + 1", "x + 2")) == "compiled 100"
     assert run("limits.py", "CAP = 150\n") == "compiled 150"
     assert run() == "loaded 150"
+
+
+@pytest.mark.parametrize("damaged", ["nbi", "nbc"])
+def test_a_damaged_cache_file_is_compiled_again_with_one_warning(tmp_path, damaged):
+    """A kernel of the package's decorator in a module of its own, cached in a folder of its
+    own: its index or entry cut short and overwritten, the next run warns once, removes it,
+    compiles and answers as before; the run after loads from the rewritten cache silently."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tiny.py").write_text("from tilesweep.solver.jit import kernel\n\n\n@kernel\ndef twice(x):\n"
+                                      "    return 2 * x\n\n\nprint(twice(21))\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def run():
+        return subprocess.run([sys.executable, "-c", "import tiny"], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=300)
+
+    first = run()
+    assert first.returncode == 0 and first.stdout == "42\n" and first.stderr == "", first.stderr
+    [cached] = (tmp_path / "cache").rglob(f"tiny.twice*.{damaged}")
+    cached.write_bytes(cached.read_bytes()[:40] + b"\x00damaged")
+    again = run()
+    lines = again.stderr.strip().splitlines()
+    assert again.returncode == 0 and again.stdout == "42\n", again.stderr
+    assert len(lines) == 1 and lines[0].startswith("warning: numba cache file") and repr(str(cached)) in lines[0]
+    third = run()
+    assert third.returncode == 0 and third.stdout == "42\n" and third.stderr == "", third.stderr

@@ -63,3 +63,9 @@ def test_bad_input_is_one_line(tmp_path):
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     result = RUNNER.invoke(app, ["verify", str(tmp_path), "--sample", "-1"])
     assert result.exit_code == 2 and "sample -1 is too small" in result.output
+
+
+def test_a_negative_seed_is_one_line(tmp_path):
+    result = RUNNER.invoke(app, ["verify", str(tmp_path), "--seed", "-1"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and "-1" in lines[0] and "seed" in lines[0], result.output

@@ -137,3 +137,34 @@ def test_json_keeps_every_digit_of_a_float_and_writes_missing_values_as_null():
     assert json.loads(format_frame(frame, "json")) == [
         {"seconds_mean": 0.00016464704999999, "instances": 160, "heuristic": "manhattan"},
         {"seconds_mean": None, "instances": 7, "heuristic": None}]
+
+
+def test_a_partial_sweep_says_how_many_chunks_are_done(tmp_path):
+    """2 of 5 chunks written: the table ends with the note, csv and json keep their columns
+    and say it on stderr; a finished sweep says nothing of the kind."""
+    from typer.testing import CliRunner
+
+    from tilesweep.cli import app
+    from tilesweep.jobs.parts import write_part
+    from tilesweep.jobs.spec import build_spec
+    from tilesweep.jobs.sweep import finish, prepare, run_local
+    from tilesweep.jobs.work import solve_chunk_table
+
+    spec, _ = build_spec(dict(size=3, count=10, seed=2, chunk_size=2, out=str(tmp_path), name="part"))
+    with prepare(spec) as plan:
+        for job in plan.pending[:2]:
+            write_part(spec, job.chunk, solve_chunk_table(job, lambda name: ()))
+    runner = CliRunner()
+    note = f"partial: sweep part has 2 of {spec.n_chunks} chunks done"
+    table = runner.invoke(app, ["summary", str(spec.folder)])
+    assert table.exit_code == 0 and note in table.stdout.strip().splitlines()[-1], table.output
+    for fmt in ("csv", "json"):
+        done = runner.invoke(app, ["summary", str(spec.folder), "--format", fmt])
+        assert done.exit_code == 0 and note in done.stderr and "partial" not in done.stdout, done.output
+    assert json.loads(runner.invoke(app, ["summary", str(spec.folder), "--format", "json"]).stdout)[0]["instances"] == 4
+
+    with prepare(spec) as plan:
+        run_local(plan)
+        finish(spec)
+    whole = runner.invoke(app, ["summary", str(spec.folder)])
+    assert whole.exit_code == 0 and "partial" not in whole.output

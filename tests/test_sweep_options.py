@@ -3,6 +3,7 @@ parses with the library's parser) and in a TOML spec (typed values): the same sp
 from typed values only; a bad value is the same one-line error either way."""
 
 import json
+import os
 
 import pytest
 import typer
@@ -261,3 +262,43 @@ def test_a_scheduler_file_is_read_for_its_address_and_kept_in_the_resume_command
     assert scheduler_address(None, str(path)) == "tcp://127.0.0.1:8786"
     spec, run = build_spec({"scheduler_file": str(path), "out": str(folder)})
     assert f"--scheduler-file {path}" in spec.command(run)
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_scheduler_file_that_can_never_be_one_is_refused_at_once(tmp_path, kind):
+    """A folder or FIFO (as a device would be) is refused in one line, without the wait for a file."""
+    import time
+
+    path = tmp_path / "scheduler.json"
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    started = time.monotonic()
+    result = RUNNER.invoke(app, ["sweep", "--out", str(tmp_path / "sweeps"), "--scheduler-file", str(path)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and repr(str(path)) in lines[0], result.output
+    assert ("a folder" if kind == "folder" else "a FIFO or device") in lines[0]
+    assert time.monotonic() - started < 10
+
+
+def test_a_missing_scheduler_file_is_waited_for_and_said(tmp_path, capsys):
+    from tilesweep.cluster.connect import read_scheduler_file
+    from tilesweep.solver.errors import TilesweepError
+
+    path = tmp_path / "scheduler.json"
+    with pytest.raises(TilesweepError, match="no Dask scheduler file"):
+        read_scheduler_file(str(path), seconds=0.6)
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [f"waiting up to 0.6 s for the Dask scheduler file {str(path)!r}"]
+
+
+def test_detach_with_an_unreachable_scheduler_is_one_line_and_starts_nothing(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    result = RUNNER.invoke(app, ["sweep", "--count", "4", "--out", str(tmp_path), "--scheduler", address, "--detach"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert "cannot reach the Dask scheduler" in lines[0] and repr(address) in lines[0]
+    assert not list(tmp_path.rglob("client.json"))

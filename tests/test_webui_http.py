@@ -164,6 +164,36 @@ def test_a_body_announced_too_large_is_refused_unread(server):
     assert_still_serving(server)
 
 
+def test_a_chunked_body_of_10_mb_gets_one_line(server):
+    """A body sent in chunks (no Content-Length) is refused with the UI's one line at once,
+    however much follows: 10 MB, beyond what the server reads of any body."""
+    address = urlsplit(server.url)
+    host = address.netloc.encode()
+    head = (b"POST /api/solve HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\n"
+            b"X-Tilesweep-Page: 1\r\nTransfer-Encoding: chunked\r\n\r\n")
+    piece = b"%x\r\n" % (1 << 20) + b" " * (1 << 20) + b"\r\n"
+    answer = b""
+    with socket.create_connection((address.hostname, address.port), timeout=60) as sock:
+        sock.sendall(head)
+        try:
+            for _ in range(10):
+                sock.sendall(piece)
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:  # the server stopped reading once it had answered
+            pass
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"\n"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    status_line, _, rest = answer.decode().partition("\r\n")
+    body = rest.partition("\r\n\r\n")[2].partition("HTTP/1.1")[0]
+    assert status_line.startswith("HTTP/1.1 411"), answer[:300]
+    assert_one_line(411, body)
+    assert "Transfer-Encoding 'chunked'" in body and "Content-Length" in body
+    assert_still_serving(server)
+
+
 def assert_one_line(status, text, low=400, high=499):
     assert low <= status <= high, (status, text)
     assert text.startswith("error: ") and text.endswith("\n") and text.count("\n") == 1, repr(text)

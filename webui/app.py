@@ -72,15 +72,20 @@ class Handler(RequestHandler):
         return self.settings["out"]
 
 
+@stream_request_body
 class RefusedHandler(Handler):
-    """A request the server does not answer (``webui.guard``): its status and one line.
-    It reads the body first, so a client still sending receives the answer."""
+    """A request the server does not answer (``webui.guard``): its status and one line, sent
+    at once; the body is read and dropped after it, so a client still sending receives the
+    answer (one beyond :data:`DRAIN_LIMIT` is cut off after the answer, as in :class:`JsonHandler`)."""
 
     def initialize(self, status: int, reason: str) -> None:
         self.status, self.reason = status, reason
 
     def prepare(self) -> None:
         raise HTTPError(self.status, "%s", self.reason)
+
+    def data_received(self, chunk: bytes) -> None:
+        pass
 
 
 class GuardedApplication(Application):

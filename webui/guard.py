@@ -126,6 +126,9 @@ def page_request_refusal(method: str, headers) -> tuple[int, str] | None:
     UI's own pages, else None (its ``Host`` is checked first, by :class:`HostPolicy`)."""
     if method in SAFE_METHODS:
         return None
+    if headers.get("Transfer-Encoding") is not None:  # chunked: its size is known only once read, up to the cap
+        return 411, (f"Transfer-Encoding {quoted(headers['Transfer-Encoding'])}: a {method} body must be sent "
+                     "whole with its Content-Length, as the UI's own pages send it")
     host, origin = headers.get("Host", ""), headers.get("Origin")
     if origin is not None and _origin_host(origin) != host.strip().lower():
         return 403, (f"Origin {quoted(origin)} is not this server ({host}); only its own pages may send {method} "

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilesweep.jobs.parts import check_folder
-from tilesweep.pdb_store.files import atomic_write
+from tilesweep.pdb_store.files import OutputTargetError, atomic_write, check_target
 from tilesweep.solver.errors import InvalidOptionError
 
 from ..clocks import DEFAULT as DEFAULT_CLOCK
@@ -73,10 +73,13 @@ def default_out(sweeps) -> Path:
 
 def check_out(path: Path) -> None:
     """A report file can be written at ``path`` (its folder is created if needed), checked
-    before any work; else :class:`InvalidOptionError` naming it."""
-    if path.is_dir():
-        raise InvalidOptionError(f"--out {str(path)!r} is a folder; expected the HTML file to write")
+    before any work; else :class:`InvalidOptionError` naming it (the atomic writer's rule:
+    a regular file or a new name, never a folder, FIFO, device or symbolic link)."""
     check_folder(path.parent, "--out")
+    try:
+        check_target(path)
+    except OutputTargetError as err:
+        raise OutputTargetError(f"--out {err}") from None
 
 
 CLOCK_NOTES = {"cpu": "CPU seconds of the thread that solved each run (--clock wall: wall seconds)",
