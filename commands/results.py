@@ -311,9 +311,11 @@ def table(
     from tilesweep.jobs.report.tables import table_text
 
     def action():
-        return table_text(load(open_sweeps(sweeps), baseline), which, fmt)
+        return text_or_file(table_text(load(open_sweeps(sweeps), baseline), which, fmt), output)
 
-    _write_or_echo(run_guarded(action), output)
+    text = run_guarded(action)
+    if text is not None:
+        typer.echo(text)
 
 
 def verify(

@@ -1,5 +1,5 @@
-"""Output files are regular files only: ``report --out``, ``sql --output`` and ``query
---output`` refuse a FIFO, a symbolic link, a folder, a device and a missing folder in one line
+"""Output files are regular files only: ``report --out``, ``sql --output``, ``query
+--output`` and ``table --output`` refuse a FIFO, a symbolic link, a folder, a device and a missing folder in one line
 (exit 2), leaving what was there untouched; a full device is one line, exit 1."""
 
 import os
@@ -27,6 +27,7 @@ WRITERS = {
     "sql": lambda sweep, target: ["sql", SELECT, sweep, "--output", target],
     "sql parquet": lambda sweep, target: ["sql", SELECT, sweep, "--format", "parquet", "--output", target],
     "query": lambda sweep, target: ["query", sweep, "--output", target],
+    "table": lambda sweep, target: ["table", sweep, "--format", "latex", "--output", target],
 }
 
 
@@ -85,7 +86,7 @@ def test_a_device_is_refused_and_kept(sweep, tmp_path, writer):
     assert stat.S_ISCHR(target.lstat().st_mode)
 
 
-@pytest.mark.parametrize("writer", ["sql", "query"])
+@pytest.mark.parametrize("writer", ["sql", "query", "table"])
 def test_a_missing_folder_is_one_line(sweep, tmp_path, writer):
     target = tmp_path / "missing" / "out.txt"
     one_line_error(run(writer, sweep, target), 2, repr(str(target)), "does not exist")
