@@ -45,12 +45,35 @@ def describe(folder: Path, hashing: bool = True) -> dict:
     from tilesweep.solver.errors import TilesweepError
 
     checked = sweep_state(folder, hashing)
-    if checked.problem:
+    missing = _only_missing(folder, checked.spec, hashing) if checked.problem else []
+    if checked.problem and not missing:
         return damaged(folder, checked.problem)
     try:
-        return _progress(folder, checked.spec)
+        info = _progress(folder, checked.spec)
     except TilesweepError as err:  # a part changed since it was checked
         return damaged(folder, str(err))
+    if missing:
+        info["missing"] = missing
+    return info
+
+
+def _only_missing(folder: Path, spec, hashing: bool) -> list[str]:
+    """The recorded parts that are missing, when nothing else is wrong: a writer killed between
+    recording a part and renaming it into place leaves just that, and a resume writes those
+    chunks again. Any other problem (or none readable) gives []: the sweep is damaged."""
+    from tilesweep.jobs.verify import check, snapshot
+    from tilesweep.solver.errors import TilesweepError
+
+    if spec is None:
+        return []
+    try:
+        manifest, listing = snapshot(folder)
+        _, problems = check(folder, spec, manifest, listing, hashing) if manifest else ([], [])
+    except TilesweepError:
+        return []
+    if not problems or any(p.present for p in problems):
+        return []
+    return [p.path.name for p in problems]
 
 
 def damaged(folder: Path, problem: str) -> dict:
@@ -99,6 +122,9 @@ def status_line(info: dict) -> str:
              f"{info['errors']} error rows{pace}"]
     if info["dashboard"]:
         lines.append(f"  dashboard: {info['dashboard']}")
+    if info.get("missing"):
+        lines.append(f"  recorded but missing (a run stopped while writing them; a resume writes them again): "
+                     f"{', '.join(info['missing'])}")
     if info.get("resume"):
         lines.append(f"  resume with: {info['resume']}")
     return "\n".join(lines)
@@ -115,7 +141,8 @@ def status(
     """Each sweep's state (planned, running, finished, interrupted, cancelled, damaged), rows, pace and client.
 
     Every part is checked against the sweep's manifest as the reading commands check it (sha256;
-    --watch refreshes check names and sizes only). Exit 1 if a sweep is damaged; the others are listed.
+    the refreshes of --watch check names and sizes only). Exit 1 if a sweep is damaged; the
+    others are listed.
 
     Example: tilesweep status sweeps/NAME --watch
     """

@@ -91,7 +91,7 @@ def test_status_says_damaged_for_a_damaged_manifest(sweeps, tmp_path, damage, mo
     _assert_listed(_status(out, monkeypatch), out, MANIFEST_DAMAGES[damage][1])
 
 
-@pytest.mark.parametrize("probe", PROBES)
+@pytest.mark.parametrize("probe", [p for p in PROBES if p != "deleted part"])
 def test_status_says_damaged_for_each_damage_the_readers_refuse(sweeps, tmp_path, probe, monkeypatch):  # noqa: F811
     out = _among_good(sweeps, tmp_path)
     folder, bad = damaged_copy(sweeps, out, probe)
@@ -194,3 +194,19 @@ def test_a_resume_refuses_to_rebuild_without_one_agreed_spec(sweeps, tmp_path, d
     assert says in str(err.value) and "is not a tilesweep spec" in str(err.value) and "\n" not in str(err.value)
     left = (folder / "sweep.json").read_text()  # as it was: truncated
     assert len(left) < len((sweeps["sweep"] / "sweep.json").read_text())
+
+
+def test_status_names_a_recorded_part_missing_without_calling_the_sweep_damaged(sweeps, tmp_path,  # noqa: F811
+                                                                                 monkeypatch):
+    """A writer killed between recording a part and renaming it into place leaves a recorded
+    part missing, which a resume writes again: the sweep shows in its state with the part named
+    (exit 0), and any other damage beside it still makes it damaged."""
+    out = _among_good(sweeps, tmp_path)
+    folder, bad = damaged_copy(sweeps, out, "deleted part")
+    result = _status(out, monkeypatch)
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{folder}: "))
+    assert lines[at].startswith(f"{folder}: interrupted, ") and bad.name in lines[at + 1], lines
+    (folder / "results" / "stray.parquet").write_bytes(b"not a part")
+    assert _status(out, monkeypatch).exit_code == 1
