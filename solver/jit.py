@@ -21,6 +21,7 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import logging
 import os
 import sys
 import time
@@ -143,8 +144,9 @@ class _StampedIndex(IndexDataCacheFile):
         except OSError:
             raise
         except Exception as err:  # noqa: BLE001 - unpickling damaged bytes raises any kind of error
-            print(f"warning: numba cache file {path!r} is damaged ({type(err).__name__}); removed, the kernel is "
-                  "compiled again", file=sys.stderr, flush=True)
+            logging.getLogger(__name__).warning(
+                "warning: numba cache file %r is damaged (%s); removed, the kernel is compiled again",
+                path, type(err).__name__)
             with contextlib.suppress(OSError):
                 os.unlink(path)
             return empty
