@@ -24,10 +24,19 @@ import numpy as np
 
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.geometry import MOVES
-from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
+from tilesweep.solver.heuristics import parse_heuristic
 from tilesweep.solver.search import heuristic_values
 
-from .quality import Agreement, Distribution, PathBoards, agreement, distribution, exact_distances, move_blanks
+from .quality import (
+    Agreement,
+    Distribution,
+    PathBoards,
+    agreement,
+    distribution,
+    exact_distances,
+    kernel_of,
+    move_blanks,
+)
 
 CHECK_SIZES = (3,)
 SAMPLE_SIZES = (3, 4)
@@ -109,7 +118,7 @@ def _checked(name: str, size: int, goal: tuple[int, ...], tables, boards: np.nda
              both_ends: bool = True, **fields) -> tuple[HeuristicCheck, np.ndarray]:
     """The check of heuristic ``name`` on ``boards`` (int8[M, N]) whose true distances are
     ``d`` (int64[M]), and h of each board."""
-    H = kernel_heuristic(parse_heuristic(name, size, goal), size, goal, tuple(tables))
+    H = kernel_of(name, size, goal, tables)
     h = heuristic_values(boards, size, H)
     over = np.flatnonzero(h > d)
     order = over[np.argsort(d[over] - h[over], kind="stable")][:worst]

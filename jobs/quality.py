@@ -86,6 +86,16 @@ def agreement(h: np.ndarray, d: np.ndarray) -> Agreement:
     return Agreement(len(h), float(h.mean()), float(d.mean()), ratio, float((h == d).mean()), int((h > d).sum()))
 
 
+def kernel_of(name: str, size: int, goal: tuple[int, ...], tables=()):
+    """The kernel form of heuristic ``name`` (``tables``: its pattern databases)."""
+    return kernel_heuristic(parse_heuristic(name, size, goal), size, goal, tuple(tables))
+
+
+def heuristic_values_of(name: str, size: int, goal: tuple[int, ...], tables, boards: np.ndarray) -> np.ndarray:
+    """h of heuristic ``name`` on each row of ``boards`` (int8[M, N]): int64[M], one kernel call."""
+    return heuristic_values(boards, size, kernel_of(name, size, goal, tables))
+
+
 def move_blanks(boards: np.ndarray, moves: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row of ``boards`` (int8[M, N]) after its blank makes the move ``moves[i]`` (an
     index of ``MOVES``): (the moved boards, bool[M] whether the move was on the board;
@@ -152,7 +162,7 @@ def sampled_distribution(name: str, size: int, goal: tuple[int, ...], tables, co
     random solvable boards drawn with ``seed``."""
     if count < 1:
         raise InvalidOptionError(f"sample size {count!r}: expected at least 1 board")
-    H = kernel_heuristic(parse_heuristic(name, size, goal), size, goal, tuple(tables))
+    H = kernel_of(name, size, goal, tables)
     rng = np.random.default_rng(seed)
     counts = np.zeros(1, dtype=np.int64)
     for start in range(0, count, SAMPLE_CHUNK):
