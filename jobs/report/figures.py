@@ -20,6 +20,7 @@ from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError
 
 from .data import ReportData
+from .layers import layer_shares
 from .plotted import (
     baseline_of,
     coverage_curves,
@@ -276,6 +277,22 @@ def iterations(data: ReportData, logs, key: str, style: Style) -> Figure:
     return fig
 
 
+def layers(data: ReportData, style: Style) -> Figure:
+    """Where IDA*'s nodes go: each configuration's share of nodes per f-layer (:mod:`.layers`), log y."""
+    shares = layer_shares(data)
+    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    ax = fig.add_subplot()
+    for i, config in enumerate(data.configs):
+        rows = shares[shares["config"] == config]
+        if len(rows):
+            ax.plot(rows["layer"], rows["share"], label=config, **look(i))
+    ax.set_yscale("log")
+    _log_ticks(ax.yaxis)
+    ax.set(xlabel="f bound − optimal cost (0: last iteration)", ylabel="share of the nodes generated")
+    _legend(fig, ax)
+    return fig
+
+
 def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
     """Every figure by file name (without extension)."""
     figures = {f"coverage-{v}": coverage(data, v, style) for v in ("nodes_generated", "seconds")}
@@ -291,6 +308,8 @@ def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
     logs = iteration_rows(data)
     for key in hardest_keys(logs)[:NAMED_INSTANCES]:
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
+    if (data.rows["algorithm"] == "idastar").any():
+        figures["f-layers"] = layers(data, style)
     return figures
 
 
