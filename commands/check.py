@@ -100,7 +100,10 @@ def _print(r, err: bool = False, values: bool | None = None) -> None:
     ``values`` (by default unless ``err``: a sweep's check keeps to its verdict)."""
     echo = functools.partial(typer.echo, err=err)
     echo(f"heuristic   {r.heuristic}")
-    if r.reference:
+    if r.starts is not None:
+        echo(f"boards      {r.boards:,} on {r.reference} (each start board and the board after each move, its true "
+             f"distance the cost left); {r.moves:,} moves out of them")
+    elif r.reference:
         echo(f"boards      {r.boards:,} uniform random boards (seed {r.seed}), their optimal costs by IDA* "
              f"with {r.reference}; {r.moves:,} moves out of them")
     else:
@@ -113,7 +116,7 @@ def _print(r, err: bool = False, values: bool | None = None) -> None:
     echo(f"h / h*      {_ratio(r.mean_ratio, r.exact_share)} of the boards")
     if r.starts is not None:
         echo(f"starts      {_ratio(r.starts.mean_ratio, r.starts.exact_share)} of the {r.starts.boards:,} start "
-             f"boards alone (mean h {r.starts.mean_h:.3f}, mean true distance {r.starts.mean_distance:.3f})")
+             f"boards alone; mean h {r.starts.mean_h:.3f} against a mean true distance {r.starts.mean_distance:.3f}")
     if values if values is not None else not err:
         _print_values("checked", r.distribution, echo)
         if r.sampled is not None:

@@ -220,7 +220,8 @@ def path_boards(starts: np.ndarray, moves: list[str], size: int, goal: tuple[int
 
 def solved_paths(path, size: int, goal: tuple[int, ...]) -> tuple[PathBoards, int]:
     """The optimal paths of the solved rows under ``path`` (a sweep or results folder) of
-    ``size`` and ``goal``, one per distinct start board (the first row's), and how many."""
+    ``size`` and ``goal``, one per distinct start board (the first in the order of the
+    moves' text, as the report takes it), and how many."""
     import pyarrow.compute as pc
 
     from tilesweep.solver.board import goal_label
@@ -230,9 +231,13 @@ def solved_paths(path, size: int, goal: tuple[int, ...]) -> tuple[PathBoards, in
     table = load_table(path, ["size", "goal", "tiles", "moves", "status"])
     keep = pc.and_(pc.and_(pc.equal(table["size"], size), pc.equal(table["goal"], goal_label(goal))),
                    pc.equal(table["status"], "solved"))
-    rows = table.filter(keep).select(["tiles", "moves"]).to_pandas().drop_duplicates("tiles")
+    rows = table.filter(keep).select(["tiles", "moves"]).to_pandas().sort_values(["tiles", "moves"])
+    rows = rows.drop_duplicates("tiles")  # one path a board: the first in the order of the moves' text
     if rows.empty:
+        solved = table.filter(pc.equal(table["status"], "solved")).select(["size", "goal"]).to_pandas()
+        held = ", ".join(f"{n}x{n} {g}" for n, g in solved.drop_duplicates().itertuples(index=False)) or "none"
         raise InvalidOptionError(f"results {str(path)!r} hold no solved {size}x{size} rows with goal "
-                                 f"{goal_label(goal)!r}; expected a sweep of that size and goal (--size, --goal)")
+                                 f"{goal_label(goal)!r} (solved rows there: {held}); expected a sweep of that size "
+                                 "and goal (--size, --goal)")
     starts = parse_tiles(rows["tiles"].tolist(), size)
     return path_boards(starts, rows["moves"].fillna("").tolist(), size, goal), len(rows)

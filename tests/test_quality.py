@@ -163,8 +163,8 @@ def test_states_alone_on_a_15_puzzle_prints_the_distribution():
 
 @pytest.mark.parametrize("args, line", [
     (["--sweep", "/nonexistent/sweep"], "/nonexistent/sweep"),
-    (["--size", "4", "--sweep", "SWEEP"], "hold no solved 4x4 rows with goal 'blank-last'; expected a sweep of that "
-                                          "size and goal (--size, --goal)"),
+    (["--size", "4", "--sweep", "SWEEP"], "hold no solved 4x4 rows with goal 'blank-last' (solved rows there: "
+                                          "3x3 blank-last); expected a sweep of that size and goal (--size, --goal)"),
     (["--states", "0"], "count 0 is too small"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, line, small_sweep):

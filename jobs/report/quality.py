@@ -3,7 +3,8 @@ on the solved instances' optimal paths, and where IDA*'s nodes go by f-layer.
 
 h* is known on every board of an optimal path: the start board's is the optimal cost and
 the board after k moves has cost - k (:func:`..quality.path_boards`). Each distinct start
-board of a puzzle and goal contributes one path (its first solved row's). A heuristic's
+board of a puzzle and goal contributes one path (the first in the order of the moves' text,
+as :func:`..quality.solved_paths` takes it). A heuristic's
 pattern databases are read from the store (``--store`` of the sweep: ``$TILESWEEP_STORE``
 or the per-user cache), never built; one that cannot be evaluated here (tables missing, a
 plugin not loaded) is named with the reason.
@@ -31,7 +32,7 @@ QUALITY_COLUMNS = ["puzzle", "heuristic", "instances", "mean h0", "mean h0 / h*"
 def solved_paths(data: ReportData) -> dict[tuple[int, str], PathBoards]:
     """The optimal paths of the solved rows, one per distinct start board, by (size, goal)."""
     rows = data.con.sql("SELECT DISTINCT ON (size, goal, tiles) size, goal, tiles, moves FROM results "
-                        "WHERE status = 'solved' AND moves IS NOT NULL ORDER BY size, goal, tiles").df()
+                        "WHERE status = 'solved' AND moves IS NOT NULL ORDER BY size, goal, tiles, moves").df()
     paths = {}
     for (size, goal), group in rows.groupby(["size", "goal"], sort=True):
         goal_t = goal_tiles(str(goal), int(size))
