@@ -102,3 +102,14 @@ def test_the_section_in_chromium(swept, tmp_path):
         driver.execute_script("arguments[0].scrollIntoView()", section)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         section.screenshot(str(ARTIFACTS / "report-quality.png"))
+
+
+def test_the_static_figure_draws_the_same_layers(swept):
+    from tilesweep.jobs.report.figures import Style, build_figures
+
+    data = load(open_sweeps([str(swept)]))
+    fig = build_figures(data, Style())["f-layers"]
+    shares = layer_shares(data)
+    drawn = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata())) for line in fig.axes[0].get_lines()}
+    for config, rows in shares.groupby("config", observed=True):
+        assert drawn[config] == (list(rows["layer"]), list(rows["share"]))

@@ -263,32 +263,27 @@ def ebf(data: ReportData, style: Style) -> Figure:
 
 def iterations(data: ReportData, logs, key: str, style: Style) -> Figure:
     """Nodes generated per IDA* iteration against its bound, for the instance ``key``."""
-    fig = style.figure(legend_rows=style.legend_rows(data.configs))
-    ax = fig.add_subplot()
-    mine = logs[logs["key"] == key]
-    for i, config in enumerate(data.configs):
-        rows = mine[mine["config"] == config]
-        if len(rows):
-            ax.plot(rows["bound"], rows["nodes"], label=config, **look(i))
-    ax.set_yscale("log")
-    _log_ticks(ax.yaxis)
-    ax.set(xlabel=f"f bound of the iteration (moves), instance {key}", ylabel="nodes generated in the iteration")
-    _legend(fig, ax)
-    return fig
+    return _log_lines(data, logs[logs["key"] == key], "bound", "nodes", style,
+                      f"f bound of the iteration (moves), instance {key}", "nodes generated in the iteration")
 
 
 def layers(data: ReportData, style: Style) -> Figure:
     """Where IDA*'s nodes go: each configuration's share of nodes per f-layer (:mod:`.layers`), log y."""
-    shares = layer_shares(data)
+    return _log_lines(data, layer_shares(data), "layer", "share", style,
+                      "f bound − optimal cost (0: last iteration)", "share of the nodes generated")
+
+
+def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: str, ylabel: str) -> Figure:
+    """One line of ``frame``'s ``y`` against ``x`` per configuration that has rows, log y."""
     fig = style.figure(legend_rows=style.legend_rows(data.configs))
     ax = fig.add_subplot()
     for i, config in enumerate(data.configs):
-        rows = shares[shares["config"] == config]
+        rows = frame[frame["config"] == config]
         if len(rows):
-            ax.plot(rows["layer"], rows["share"], label=config, **look(i))
+            ax.plot(rows[x], rows[y], label=config, **look(i))
     ax.set_yscale("log")
     _log_ticks(ax.yaxis)
-    ax.set(xlabel="f bound − optimal cost (0: last iteration)", ylabel="share of the nodes generated")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     _legend(fig, ax)
     return fig
 
