@@ -31,8 +31,8 @@ from .solve import prepare
 from .status import OUTCOMES, SOLVED
 
 
-def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.ndarray:
-    """``bool[k]``: the rows of ``boards`` (``int[k, N]``) that are solvable and not the goal.
+def solvable_rows(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.ndarray:
+    """``bool[k]``: the rows of ``boards`` (``int[k, N]``) that can reach ``goal``.
 
     Parity as :func:`solver.board.is_solvable` decides it, for all rows at once: the
     inversions of the goal cells of the tiles, against the blank's taxicab distance.
@@ -46,9 +46,13 @@ def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.nd
     blank = np.argmax(boards == 0, axis=1)
     target = goal_pos[0]
     distance = np.abs(blank // size - target // size) + np.abs(blank % size - target % size)
-    at_goal = (boards == np.array(goal, dtype=boards.dtype)).all(axis=1)
-    return (inversions % 2 == distance % 2) & ~at_goal
+    return inversions % 2 == distance % 2
 
+
+def kernel_boards(boards: np.ndarray, goal: tuple[int, ...], size: int) -> np.ndarray:
+    """``bool[k]``: the rows of ``boards`` (``int[k, N]``) that are solvable and not the goal."""
+    at_goal = (boards == np.array(goal, dtype=boards.dtype)).all(axis=1)
+    return solvable_rows(boards, goal, size) & ~at_goal
 
 
 @dataclass

@@ -87,7 +87,8 @@ def test_every_plot_is_rendered_with_data(page):
     configs = {f"{a} {h}" for a, h in zip(rows["algorithm"], rows["heuristic"], strict=True)}
     expected = {f"scatter-{v}-{c}" for v in ("nodes_generated", "seconds")
                 for c in configs if not c.endswith("manhattan")}
-    expected |= {"by-length", "coverage-nodes_generated", "coverage-seconds", "ebf", "iterations"}
+    expected |= {"by-length", "coverage-nodes_generated", "coverage-seconds", "ebf", "iterations",
+                 "h-against-distance", "f-layers"}
     assert names == expected
     for p in plots:
         assert p["lengths"] and max(p["lengths"]) > 0 and p["painted"] > 1000, p

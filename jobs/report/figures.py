@@ -20,6 +20,7 @@ from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError
 
 from .data import ReportData
+from .layers import layer_shares
 from .plotted import (
     baseline_of,
     coverage_curves,
@@ -262,16 +263,27 @@ def ebf(data: ReportData, style: Style) -> Figure:
 
 def iterations(data: ReportData, logs, key: str, style: Style) -> Figure:
     """Nodes generated per IDA* iteration against its bound, for the instance ``key``."""
+    return _log_lines(data, logs[logs["key"] == key], "bound", "nodes", style,
+                      f"f bound of the iteration (moves), instance {key}", "nodes generated in the iteration")
+
+
+def layers(data: ReportData, style: Style) -> Figure:
+    """Where IDA*'s nodes go: each configuration's share of nodes per f-layer (:mod:`.layers`), log y."""
+    return _log_lines(data, layer_shares(data), "layer", "share", style,
+                      "f bound − optimal cost (0: last iteration)", "share of the nodes generated")
+
+
+def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: str, ylabel: str) -> Figure:
+    """One line of ``frame``'s ``y`` against ``x`` per configuration that has rows, log y."""
     fig = style.figure(legend_rows=style.legend_rows(data.configs))
     ax = fig.add_subplot()
-    mine = logs[logs["key"] == key]
     for i, config in enumerate(data.configs):
-        rows = mine[mine["config"] == config]
+        rows = frame[frame["config"] == config]
         if len(rows):
-            ax.plot(rows["bound"], rows["nodes"], label=config, **look(i))
+            ax.plot(rows[x], rows[y], label=config, **look(i))
     ax.set_yscale("log")
     _log_ticks(ax.yaxis)
-    ax.set(xlabel=f"f bound of the iteration (moves), instance {key}", ylabel="nodes generated in the iteration")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     _legend(fig, ax)
     return fig
 
@@ -291,6 +303,8 @@ def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
     logs = iteration_rows(data)
     for key in hardest_keys(logs)[:NAMED_INSTANCES]:
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
+    if (data.rows["algorithm"] == "idastar").any():
+        figures["f-layers"] = layers(data, style)
     return figures
 
 
