@@ -99,6 +99,10 @@ class SweepSpec:
     def n_chunks(self) -> int:
         return math.ceil(self.count / self.chunk_size)
 
+    def summary_baseline(self, chosen: str | None = None) -> str | None:
+        """The heuristic the summary compares with: ``chosen``, else the first of several."""
+        return chosen if chosen is not None else (self.heuristics[0] if len(self.heuristics) > 1 else None)
+
     def to_dict(self) -> dict:
         """The fields as JSON values (the instance source as its text)."""
         return {**asdict(self), "instances": str(self.instances)}
