@@ -18,7 +18,14 @@ from .astar import astar_hmode
 from .batch import solve_boards, tiles_texts
 from .board import Board
 from .graphsearch import ASTAR
-from .heuristics import HeuristicSpec, KernelHeuristic, expected_table_size, kernel_heuristic, parse_heuristic
+from .heuristics import (
+    HeuristicSpec,
+    KernelHeuristic,
+    expected_table_size,
+    kernel_heuristic,
+    parse_heuristic,
+    search_heuristic,
+)
 from .kernels import near_goal, packed_astar_serves
 from .solve import solve
 from .subtrees import subtrees_call, warmed
@@ -46,7 +53,7 @@ def warm_sweep(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
     tiles_texts(boards)
     for algorithm, name in combos:
         try:
-            spec, tables = types_of(parse_heuristic("manhattan" if name == "none" else name, size, goal), size)
+            spec, tables = types_of(search_heuristic(name, size, goal), size)
             solve_boards(boards, size, goal, algorithm, spec, tables, max_nodes=1000, prune=prune)
         except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
             continue
@@ -75,7 +82,7 @@ def warm_solve(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
     boards = [Board(tuple(near_goal(goal, size).tolist()), size), Board(goal, size)]
     for algorithm, name in combos:
         try:
-            spec, tables = types_of(parse_heuristic("manhattan" if name == "none" else name, size, goal), size)
+            spec, tables = types_of(search_heuristic(name, size, goal), size)
         except ValueError:  # not offered for this size
             continue
         for board in boards:
