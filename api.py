@@ -15,17 +15,18 @@ is the guide.
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tilesweep.cluster.events import SweepEvents
 from tilesweep.jobs.options import RUN_KEYS, RunOptions, SweepOptions, check_cluster, parse_options
-from tilesweep.jobs.plugins import ensure as ensure_plugins, load_files
+from tilesweep.jobs.plugins import load_files
 from tilesweep.jobs.progress import SPEC_FILE, SweepState, sweep_state
 from tilesweep.jobs.spec import SweepSpec, build_spec
 from tilesweep.solver import Board, SolveResult, parse_heuristic, solve
@@ -158,34 +159,18 @@ class Sweep:
             ``scheduler``, ``scheduler_file``, ``workers``, ``cluster``, ``jobs``,
             ``max_jobs``, ``cluster_options``, ``parallel_above``, ``worker_wait``.
 
-        A run that stops (an interrupt, a lost scheduler) keeps the finished parts; ``run``
-        again resumes. Raises :class:`TilesweepError` with the command line's message
-        (e.g. ``SweepBusyError`` while another run holds the sweep).
+        The run is ``tilesweep sweep``'s (:func:`~tilesweep.cluster.runner.run_sweep`): a
+        scheduler lost mid-run is waited for (``$TILESWEEP_RECONNECT_SECONDS``, default 60)
+        and the run goes on where it was; one that does not come back raises
+        ``SchedulerGoneError``, and a scheduler with no worker for ``worker_wait`` seconds
+        ``NoWorkersError``. Both are said first as warnings of the ``tilesweep.api`` logger.
+        A run that stops (these, an interrupt) keeps the finished parts; ``run`` again
+        resumes. Raises :class:`TilesweepError` with the command line's message (e.g.
+        ``SweepBusyError`` while another run holds the sweep).
         """
-        from tilesweep.cluster.connect import connect, scheduler_address
-        from tilesweep.cluster.jobqueue import batch_options
-        from tilesweep.cluster.parallel import solve_stopped_rows
-        from tilesweep.cluster.run import run_plan
-        from tilesweep.cluster.tables import check_store
-        from tilesweep.cluster.watch import worker_wait
-        from tilesweep.jobs.client import record_this_client
-        from tilesweep.jobs.runrecord import record_run
-        from tilesweep.jobs.sweep import finish, prepare
-
-        run = self._where(where)
-        spec = self.spec
-        ensure_plugins(spec.plugins)  # a spec read from its folder: each recorded plugin version, checked
-        check_store(spec, run.store)
-        with prepare(spec, retry_errors) as plan:
-            if plan.pending:
-                record_run(spec.folder, scheduler_address(run.scheduler, run.scheduler_file), run.workers)
-                record_this_client(spec.folder, spec.command(run) + (" --retry-errors" if retry_errors else ""))
-                with connect(run.scheduler, run.workers, batch=batch_options(spec, run),
-                             scheduler_file=run.scheduler_file) as client:
-                    run_plan(client, plan, run.store, on_progress, parallel_above=run.parallel_above,
-                             solve_stopped=partial(solve_stopped_rows, client, run.store),
-                             worker_wait=worker_wait(run))
-            return finish(spec, self._baseline(baseline))
+        from tilesweep.cluster.runner import run_sweep
+        return run_sweep(self.spec, self._where(where), retry_errors=retry_errors, baseline=baseline,
+                         events=_Notices(on_progress))
 
     def start(self, *, retry_errors: bool = False, baseline: str | None = None, **where) -> SweepRun:
         """Start :meth:`run` in a thread of its own and return at once, to follow it with
@@ -204,10 +189,6 @@ class Sweep:
         check_cluster(run)
         return run
 
-    def _baseline(self, baseline: str | None) -> str | None:
-        heuristics = self.spec.heuristics
-        return baseline if baseline is not None else (heuristics[0] if len(heuristics) > 1 else None)
-
     def results(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """Every row written so far, one per (instance, algorithm, heuristic), each part
         verified against the manifest first (``docs/design.md``, Results); with
@@ -220,11 +201,35 @@ class Sweep:
         summary`` computes it (``baseline``: the heuristic the ratios compare with)."""
         from tilesweep.jobs.summary import summarize
         from tilesweep.jobs.verify import verify_sweep
-        return summarize(verify_sweep(self.folder).paths, self._baseline(baseline))
+        return summarize(verify_sweep(self.folder).paths, self.spec.summary_baseline(baseline))
 
     def state(self) -> SweepState:
         """What the folder holds now: parts, rows, status counts (``tilesweep status``)."""
         return sweep_state(self.folder)
+
+
+log = logging.getLogger("tilesweep.api")
+
+
+class _Notices(SweepEvents):
+    """A run from Python: each part's progress to the caller's callback; what befalls the
+    cluster as warnings of the ``tilesweep.api`` logger (a notebook shows them)."""
+
+    def __init__(self, on_progress: Callable[[Progress], None] | None):
+        self.on_progress = on_progress
+
+    def progress(self, progress: Progress) -> None:
+        if self.on_progress is not None:
+            self.on_progress(progress)
+
+    def no_workers(self, seconds: float, address: str, wait: float, jobs: int | None) -> None:
+        where = f"{jobs} batch job(s) submitted" if jobs is not None else f"the scheduler {address}"
+        log.warning("no Dask worker at %s for %.0f s; the run stops after %g s without one (worker_wait)",
+                    where, seconds, wait)
+
+    def scheduler_lost(self, error: Exception, wait: float) -> None:
+        log.warning("%s; waiting up to %g s for the scheduler to come back ($TILESWEEP_RECONNECT_SECONDS)",
+                    error, wait)
 
 
 _END = object()  # the last item of a run's progress queue

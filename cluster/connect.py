@@ -85,6 +85,11 @@ def start_fork_server(warm: str | None = None) -> threading.Thread:
     return _fork_server
 
 
+def fork_server_started() -> bool:
+    """Whether :func:`start_fork_server` was called in this process (a later call does nothing)."""
+    return _fork_server is not None
+
+
 class ClusterError(TilesweepError):
     """The scheduler cannot be reached, or a sweep task failed on the cluster."""
 

@@ -124,7 +124,7 @@ def solve(
     Parallel IDA*: tilesweep solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first --parallel
     """
     from tilesweep.solver import Board, solve as solve_search
-    from tilesweep.solver.solve import check_algorithm, resolve_goal
+    from tilesweep.solver.solve import check_algorithm, check_split, resolve_goal
 
     def action():
         from tilesweep.api import load_automaton, solve_board
@@ -152,8 +152,7 @@ def solve(
         from tilesweep.cluster.connect import connect, scheduler_address
         from tilesweep.cluster.parallel import dask_runner
         depth = check_split_depth(split_depth, board.size)
-        if algorithm != "idastar":
-            raise InvalidOptionError(f"--parallel runs IDA* only, not {algorithm!r}; use --algorithm idastar")
+        check_split(algorithm)
         scheduler_address(scheduler)  # a malformed address is bad input, before any work
         with connect(scheduler, workers) as client:
             runner = dask_runner(client, store, depth, complete_last_iteration)

@@ -24,7 +24,7 @@ from tilesweep.solver.board import goal_label, goal_tiles
 from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.fsm import parse_pruning
-from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic
+from tilesweep.solver.heuristics import HeuristicSpec, parse_heuristic, search_heuristic
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_conventions, check_time_limits
 
 from .options import RunOptions, SweepOptions, check_cluster, merge_options
@@ -98,6 +98,10 @@ class SweepSpec:
     @property
     def n_chunks(self) -> int:
         return math.ceil(self.count / self.chunk_size)
+
+    def summary_baseline(self, chosen: str | None = None) -> str | None:
+        """The heuristic the summary compares with: ``chosen``, else the first of several."""
+        return chosen if chosen is not None else (self.heuristics[0] if len(self.heuristics) > 1 else None)
 
     def to_dict(self) -> dict:
         """The fields as JSON values (the instance source as its text)."""
@@ -302,7 +306,7 @@ def _validate(opts: SweepOptions, workers: int) -> SweepSpec:
     used = used_plugins([h for a, h in combinations(algorithms, heuristics)], size, goal_tuple)
     pruning, conventions = parse_pruning(opts.prune, size), parse_conventions(opts.conventions)
     for a, h in combinations(algorithms, heuristics):
-        check_conventions(conventions, a, parse_heuristic(h if h != "none" else "manhattan", size, goal_tuple), pruning)
+        check_conventions(conventions, a, search_heuristic(h, size, goal_tuple), pruning)
     rows = dict(size=size, goal=goal, instances=source, count=count, seed=opts.seed, algorithms=algorithms,
                 heuristics=heuristics, max_nodes=opts.max_nodes, out=str(opts.out), instances_sha256=digest,
                 time_limit=opts.time_limit, max_memory=opts.max_memory, prune=str(pruning),

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from tilesweep.solver.batch import FIGURES, kernel_boards, solve_boards, tiles_texts
 from tilesweep.solver.board import Board, goal_label
-from tilesweep.solver.heuristics import parse_heuristic
+from tilesweep.solver.heuristics import NO_HEURISTIC, search_heuristic
 from tilesweep.solver.plugins import PREFIX as PLUGIN_PREFIX, negative_message
 from tilesweep.solver.solve import solve
 
@@ -110,8 +110,8 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     IDA* by split search (:func:`solver.solve.solve`)."""
     board = Board(tiles, job.size)
     base = {"sweep": job.sweep, "instance": index, "size": job.size, "tiles": board.text()}
-    spec = parse_heuristic(heuristic, job.size, job.goal) if heuristic != "none" else "manhattan"
-    tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
+    spec = search_heuristic(heuristic, job.size, job.goal)
+    tables = tables_for(heuristic) if spec.is_pdb else ()
     try:
         row = solve(board, job.goal, algorithm, spec, tables, node_budget(job, algorithm), job.time_limit,
                     job.max_memory or max_memory, job.prune, split, job.cpu_time_limit, job.conventions).to_dict()
@@ -126,7 +126,7 @@ def solve_one(job: ChunkJob, index: int, tiles: tuple[int, ...], algorithm: str,
     row["goal"] = goal_label(job.goal)
     row["pruning"] = job.prune
     row["conventions"] = job.conventions
-    row["heuristic_version"] = None if heuristic == "none" else spec.heuristic_version
+    row["heuristic_version"] = None if heuristic == NO_HEURISTIC else spec.heuristic_version
     return row
 
 
@@ -141,8 +141,8 @@ def _boards(job: ChunkJob) -> tuple[np.ndarray, np.ndarray]:
 
 def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards, texts, label) -> pa.Table:
     """The rows of one (algorithm, heuristic) on ``boards``, solved by :func:`solve_boards`."""
-    spec = parse_heuristic(heuristic if heuristic != "none" else "manhattan", job.size, job.goal)
-    tables = tables_for(heuristic) if heuristic != "none" and spec.is_pdb else ()
+    spec = search_heuristic(heuristic, job.size, job.goal)
+    tables = tables_for(heuristic) if spec.is_pdb else ()
     cols = solve_boards(boards, job.size, job.goal, algorithm, spec, tables, node_budget(job, algorithm),
                         job.time_limit, job.max_memory or budget, job.prune, job.cpu_time_limit, job.conventions)
     k = len(indices)

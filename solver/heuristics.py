@@ -172,6 +172,16 @@ def _base_spec(name: str) -> HeuristicSpec:
     return HeuristicSpec(name, name)
 
 
+#: The heuristic of an uninformed search's rows (BFS and DFS read no h).
+NO_HEURISTIC = "none"
+
+
+def search_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
+    """The heuristic a search of rows named ``name`` runs with: :data:`NO_HEURISTIC` (an
+    uninformed search, which reads no h) has manhattan stand in, the cheapest to set up."""
+    return parse_heuristic("manhattan" if name == NO_HEURISTIC else name, size, goal)
+
+
 def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpec:
     """Parse a heuristic name (``manhattan``, ``pdb:7-8+reflect``, ``pdb:1,2/3,4``,
     ``max(pdb:6-6-3+reflect,walking-distance)``)."""

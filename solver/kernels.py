@@ -2,11 +2,22 @@
 
 :func:`pick` walks :data:`KERNELS` in order and takes the first row of the request's
 algorithm that serves it; the row builds the kernel's call on one board, and, for the
-kernels with a batch form, the batch kernel over many boards and its arguments. Every way
-into the kernels (``solve()``, the batch path, the tests and benchmarks that call one kernel)
-goes through this table, so adding a kernel is adding a row: its algorithms, a test of what
-it serves, a builder of its call. Rows that serve narrower requests come first; the last
-row of each algorithm serves every request (the general kernels).
+kernels with a batch form, the batch kernel over many boards and its arguments. Rows that
+serve narrower requests come first; the last row of each algorithm serves every request
+(the general kernels).
+
+Every choice of a search kernel is made here, so adding a kernel is adding a row: its
+algorithms, a test of what it serves, a builder of its call. The ways in:
+
+* ``solve()`` and the batch path (:func:`pick`, :func:`pick_batch`), and the tests and
+  benchmarks that call one kernel;
+* the split search of parallel IDA* (:func:`split_row`): the rows with a split form
+  (``split``; its kernels of one iteration below many roots are in :mod:`.subtrees`), the
+  first of them that serves the request;
+* the warm-up's kernel families (:func:`~.warmup.kernel_family`), named by :func:`pick`.
+
+Not covered: the heuristic kernels a search's set-up calls (h of the start board, the split
+search's frontier), which follow the heuristic (:mod:`.hstate`), not the search.
 """
 
 from __future__ import annotations
@@ -69,13 +80,15 @@ class Kernel:
     ``call(inputs)`` gives ``(variant, call)``: ``call(tiles8)`` runs the kernel on one board
     and returns its raw outputs; ``variant`` ('' or a suffix) tells apart the compiled kernels
     a row may pick (a plugin's, a packed A*'s way of finding h). ``batch(inputs)``, for the
-    kernels that have a batch form, gives ``(batch kernel, arguments after the boards)``."""
+    kernels that have a batch form, gives ``(batch kernel, arguments after the boards)``.
+    ``split``: the row has a split form in :mod:`.subtrees` (:func:`split_row`)."""
 
     name: str
     algorithms: tuple[str, ...]
     serves: Callable[[KernelInputs], bool]
     call: Callable[[KernelInputs], tuple[str, Callable]]
     batch: Callable[[KernelInputs], tuple] | None = None
+    split: bool = False
 
 
 @lru_cache(maxsize=64)
@@ -307,12 +320,12 @@ IDASTAR, GRAPH = ("idastar",), tuple(GRAPH_KINDS)
 KERNELS = (
     Kernel("idastar-plugin-only", IDASTAR, _plugin_alone, _plugin_only_call),
     Kernel("idastar-plugin", IDASTAR, lambda x: x.plugin, _plugin_call),
-    Kernel("idastar-tiles", IDASTAR, lambda x: serves_tiles_kernel(x.H), _tiles_call, _tiles_batch),
+    Kernel("idastar-tiles", IDASTAR, lambda x: serves_tiles_kernel(x.H), _tiles_call, _tiles_batch, split=True),
     Kernel("idastar-lines", IDASTAR, _built_in(_serves_lines), _lines_call),
     Kernel("idastar-walk", IDASTAR, _built_in(_serves_walk), _walk_call),
     Kernel("idastar-pdb", IDASTAR, _built_in(_serves_pdb), _pdb_call),
     Kernel("idastar-pdb-walk", IDASTAR, _built_in(lambda x: serves_pdb_walk_kernel(x.H)), _pdb_walk_call),
-    Kernel("idastar", IDASTAR, _always, _general_call),
+    Kernel("idastar", IDASTAR, _always, _general_call, split=True),
     Kernel("graph-conventions", GRAPH, _serves_conventions, _conventions_call),
     Kernel("graph-plugin", GRAPH, lambda x: x.plugin, _graph_plugin_call),
     Kernel("astar-packed", GRAPH, _serves_packed_astar, _packed_astar_call, _packed_astar_batch),
@@ -326,6 +339,14 @@ def kernel_for(inputs: KernelInputs) -> Kernel:
 
 
 _ROWS_OF = {a: tuple(k for k in KERNELS if a in k.algorithms) for a in (*IDASTAR, *GRAPH)}  # KERNELS' order
+
+
+def split_row(size: int, goal: tuple[int, ...], H, automaton=None) -> Kernel:
+    """The row whose split form runs parallel IDA* of ``H`` (:func:`.subtrees.subtrees_call`):
+    the first IDA* row with one that serves the request (walking distance alone, served by
+    ``idastar-walk`` in serial search, runs in the general kernel's)."""
+    x = KernelInputs("idastar", size, tuple(goal), H, limits=None, automaton=automaton)  # serves() reads no limits
+    return next(k for k in _ROWS_OF["idastar"] if k.split and k.serves(x))
 
 
 def pick(inputs: KernelInputs) -> tuple[str, Callable]:

@@ -79,6 +79,13 @@ def check_algorithm(name: str) -> str:
     return name
 
 
+def check_split(algorithm: str) -> str:
+    """``algorithm`` if parallel (split) search runs it: IDA* only."""
+    if algorithm != "idastar":
+        raise InvalidOptionError(f"--parallel runs IDA* only, not {algorithm!r}; use --algorithm idastar")
+    return algorithm
+
+
 def check_budget(max_nodes: int | None, algorithm: str = "idastar") -> int:
     """Normalise ``--max-nodes`` to the kernels' int64 budget (None: the default)."""
     if max_nodes is None:
@@ -231,8 +238,8 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
     """
     p = prepare(board.size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune,
                 cpu_time_limit, conventions)
-    if split is not None and algorithm != "idastar":
-        raise InvalidOptionError(f"parallel search runs IDA* only, not {algorithm!r}; use --algorithm idastar")
+    if split is not None:
+        check_split(algorithm)
     x, spec = p.inputs, p.spec
     result = SolveResult(board.text(), board.size, goal_label(x.goal), algorithm, status="unsolvable",
                          **p.result_fields())

@@ -23,7 +23,7 @@ from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
 from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, tiles_next_bound
 from .jit import kernel
-from .kernels import NO_FSM, goal_positions, near_goal, serves_tiles_kernel
+from .kernels import NO_FSM, goal_positions, near_goal, split_row
 from .limits import deadline_of, make_limits, next_check
 from .search import _moves_text
 from .status import RUNNING, SOLVED
@@ -177,12 +177,12 @@ class ChunkResult(NamedTuple):
 
 
 def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
-    """``search(chunk, bound, stop_at_goal, limits) -> ChunkResult`` with the kernel that
-    serial IDA* uses for ``H`` (the per-tile one, else the general one; walking distance
-    alone runs in the general kernel)."""
+    """``search(chunk, bound, stop_at_goal, limits) -> ChunkResult`` with the kernel the
+    kernel table picks for ``H`` (:func:`~.kernels.split_row`: the per-tile one, else the
+    general one)."""
     goal_pos = goal_positions(goal)
     fsm = NO_FSM if automaton is None else automaton.full
-    if serves_tiles_kernel(H):
+    if split_row(size, goal, H, automaton).name == "idastar-tiles":
         nbr8 = neighbours(size)
 
         def kernel_call(chunk, bound, stop, limits):

@@ -14,12 +14,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from .astar import astar_hmode
 from .batch import solve_boards, tiles_texts
 from .board import Board
-from .graphsearch import ASTAR
-from .heuristics import HeuristicSpec, KernelHeuristic, expected_table_size, kernel_heuristic, parse_heuristic
-from .kernels import near_goal, packed_astar_serves
+from .fsm import parse_pruning
+from .heuristics import (
+    HeuristicSpec,
+    expected_table_size,
+    kernel_heuristic,
+    parse_heuristic,
+    search_heuristic,
+)
+from .kernels import KernelInputs, near_goal, pick
+from .limits import make_limits
 from .solve import solve
 from .subtrees import subtrees_call, warmed
 
@@ -46,7 +52,7 @@ def warm_sweep(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
     tiles_texts(boards)
     for algorithm, name in combos:
         try:
-            spec, tables = types_of(parse_heuristic("manhattan" if name == "none" else name, size, goal), size)
+            spec, tables = types_of(search_heuristic(name, size, goal), size)
             solve_boards(boards, size, goal, algorithm, spec, tables, max_nodes=1000, prune=prune)
         except Exception:  # noqa: BLE001 - the same failure becomes each solve's "error" row
             continue
@@ -54,17 +60,19 @@ def warm_sweep(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
 
 def kernel_family(size: int, goal: tuple[int, ...], algorithm: str, name: str, prune: str = "parent") -> tuple:
     """What names the kernels a sweep chunk of ``algorithm`` with heuristic ``name`` calls:
-    combinations of one family call the same ones. The packed A*'s family is its way of
-    finding h (:func:`~.astar.astar_hmode`); any other combination is a family of its own."""
-    if algorithm == "astar" and prune == "parent" and packed_astar_serves(ASTAR, size, None):
-        try:
-            spec, tables = types_of(parse_heuristic(name, size, tuple(goal)), size)
-        except ValueError:  # not offered for this size: the sweep's rows say so
-            return algorithm, name
-        H = kernel_heuristic(spec, size, tuple(goal), tables)
-        if isinstance(H, KernelHeuristic):  # not a plugin's
-            return "astar-packed", astar_hmode(H)
-    return algorithm, name
+    combinations of one family call the same ones. Under parent pruning, a built-in
+    heuristic's family is its search kernel as the kernel table names it
+    (:func:`~.kernels.pick`: one name per compiled kernel, e.g. the packed A*'s way of
+    finding h); a plugin's, or any combination under an automaton, is a family of its own."""
+    goal = tuple(goal)
+    if parse_pruning(prune, size).kind != "parent":
+        return algorithm, name
+    try:
+        spec, tables = types_of(search_heuristic(name, size, goal), size)
+    except ValueError:  # not offered for this size: the sweep's rows say so
+        return algorithm, name
+    inputs = KernelInputs(algorithm, size, goal, kernel_heuristic(spec, size, goal, tables), make_limits(1000))
+    return (algorithm, name) if inputs.plugin else (pick(inputs)[0],)
 
 
 def warm_solve(size: int, goal: tuple[int, ...], combos, prune: str = "parent") -> None:
@@ -75,7 +83,7 @@ def warm_solve(size: int, goal: tuple[int, ...], combos, prune: str = "parent") 
     boards = [Board(tuple(near_goal(goal, size).tolist()), size), Board(goal, size)]
     for algorithm, name in combos:
         try:
-            spec, tables = types_of(parse_heuristic("manhattan" if name == "none" else name, size, goal), size)
+            spec, tables = types_of(search_heuristic(name, size, goal), size)
         except ValueError:  # not offered for this size
             continue
         for board in boards:

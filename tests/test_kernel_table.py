@@ -10,7 +10,7 @@ from tilesweep.jobs.plugins import load_files
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.solver import goal_tiles, parse_heuristic
 from tilesweep.solver.board import Board
-from tilesweep.solver.kernels import KERNELS, kernel_for
+from tilesweep.solver.kernels import KERNELS, kernel_for, pick
 from tilesweep.solver.solve import prepare, solve
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "heuristics" / "manhattan.py"
@@ -66,3 +66,41 @@ def test_solve_runs_the_picked_kernel(monkeypatch):
     assert solve(board, GOAL, "idastar", "manhattan").cost == 2
     assert solve(board, GOAL, "astar", "manhattan").cost == 2
     assert picked == ["idastar-tiles", "astar-packed"]
+
+
+# heuristic, pruning: the row whose split form runs parallel IDA* of it
+SPLIT_CASES = [("manhattan", "parent", "idastar-tiles"),
+               ("misplaced", "fsm", "idastar-tiles"),
+               ("walking-distance+id", "parent", "idastar"),  # idastar-walk in serial search
+               ("pdb:4-4+reflect", "parent", "idastar"),
+               ("linear-conflict", "parent", "idastar")]
+
+
+@pytest.mark.parametrize("name, prune, row", SPLIT_CASES)
+def test_the_split_search_takes_its_kernel_from_the_table(name, prune, row, tmp_path, monkeypatch):
+    import tilesweep.solver.subtrees as subtrees
+
+    x = prepared("idastar", name, prune, tmp_path).inputs
+    picked = []
+    real = subtrees.split_row
+    monkeypatch.setattr(subtrees, "split_row", lambda *args: picked.append(real(*args).name) or real(*args))
+    subtrees.subtrees_call(3, GOAL, x.H, x.automaton)
+    assert picked == [row]
+
+
+def test_the_split_rows_are_idastar_rows_and_end_with_the_general_one():
+    split = [k for k in KERNELS if k.split]
+    assert {row for *_, row in SPLIT_CASES} == {k.name for k in split}
+    assert all(k.algorithms == ("idastar",) for k in split) and split[-1].name == "idastar"
+
+
+@pytest.mark.parametrize("algorithm, name, prune, row", [c for c in CASES if "/" not in c[2]])
+def test_a_warm_up_family_is_the_tables_name_of_its_kernel(algorithm, name, prune, row, tmp_path):
+    from tilesweep.solver.warmup import kernel_family
+
+    family = kernel_family(3, GOAL, algorithm, name, prune)
+    if prune == "parent" and "plugin" not in name:
+        assert family == (pick(prepared(algorithm, name, prune, tmp_path).inputs)[0],)
+        assert family[0].startswith(row)
+    else:  # a plugin's, or under an automaton: a family of its own
+        assert family == (algorithm, name)
