@@ -54,6 +54,13 @@ class Tree:
             np.add.at(out[i + 1], self.dst, out[i, self.src])
         return out
 
+    def kind_index(self) -> np.ndarray:
+        """``int64[size * size, 5]``: the kind of each (cell, last move) under parent pruning
+        (-1 where none); with the automaton a (cell, last move) has several kinds."""
+        out = np.full((self.size * self.size, NO_MOVE + 1), -1, dtype=np.int64)
+        out[self.cell, self.last] = np.arange(len(self.cell))
+        return out
+
     def by_cell(self, depth: int, dtype=np.float64) -> np.ndarray:
         """``dtype[depth + 1, size * size]``: nodes at each depth by the blank's cell."""
         counts = self.counts(depth, dtype)

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bruteforce import Tree
+from .bruteforce import NO_MOVE, Tree
+from .hdist import legal_moves, moved
 from .jit import kernel
+from .search import heuristic_values
 
 
 def _fill_nearest(counts: np.ndarray) -> np.ndarray:
@@ -54,19 +56,17 @@ def conditionals(step: np.ndarray, step2: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 @kernel
-def _cdp(cell, last, src, dst, h0, bound, one, two, use_two, spread):
-    """Nodes generated (float) by the IDA* iteration with threshold ``bound`` below a root
-    with h ``h0``; the tree's kinds ``cell``, ``last`` (``int64[K]``) and edges ``src``,
-    ``dst`` (``int64[E]``); ``one``/``two``: :func:`conditionals`'s tables."""
+def _cdp(cell, last, src, dst, now, depth0, bound, one, two, use_two, spread):
+    """Nodes generated (float) below depth ``depth0`` by the IDA* iteration with threshold
+    ``bound``, given ``now`` (``float64[K, W, bound + 1]``): the expected nodes at depth
+    ``depth0`` by kind, offset of their h from their parent's, and h, those with h above
+    ``bound - depth0`` left out. The tree's kinds ``cell``, ``last`` (``int64[K]``) and edges
+    ``src``, ``dst`` (``int64[E]``); ``one``/``two``: :func:`conditionals`'s tables."""
     k = cell.shape[0]
     width = 2 * spread + 1
     top = one.shape[2] - 1
-    now = np.zeros((k, width, bound + 1))
-    generated = 1.0
-    if h0 > bound:
-        return generated
-    now[0, spread, h0] = 1.0
-    for depth in range(bound + 1):
+    generated = 0.0
+    for depth in range(depth0, bound + 1):
         room = bound - depth  # a node at this depth with h <= room is expanded
         nxt = np.zeros((k, width, bound + 1))
         for e in range(src.shape[0]):
@@ -93,10 +93,40 @@ def _cdp(cell, last, src, dst, h0, bound, one, two, use_two, spread):
     return generated
 
 
-def cdp(tree: Tree, h0: int, one: np.ndarray, two: np.ndarray, use_two: bool, spread: int,
-        bounds) -> np.ndarray:
+def real_start(tiles, size: int, H, t: Tree, bound: int, depth: int, spread: int) -> tuple[float, np.ndarray]:
+    """(nodes generated down to ``depth``, the expected-nodes array :func:`_cdp` continues
+    from) of the IDA* iteration with threshold ``bound`` from ``tiles``, searched for real
+    down to ``depth`` (all its nodes at once, level by level, h by the batch kernels): the
+    prediction starts from the actual nodes there (Zahavi et al.'s start at level r)."""
+    boards = np.asarray(tiles, dtype=np.int8)[None, :]
+    last = np.array([NO_MOVE])
+    h = heuristic_values(boards, size, H)
+    offset = np.zeros(1, dtype=np.int64)
+    generated = 1.0
+    for g in range(depth):
+        keep = h <= bound - g
+        boards, last, h = boards[keep], last[keep], h[keep]
+        blank = np.argmax(boards == 0, axis=1)
+        rows, moves = legal_moves(blank, size, last)
+        boards = moved(boards[rows], size, moves)
+        child_h = heuristic_values(boards, size, H) if len(boards) else np.zeros(0, dtype=np.int64)
+        offset, h, last = child_h - h[rows], child_h, moves
+        generated += len(boards)
+    now = np.zeros((len(t.cell), 2 * spread + 1, bound + 1))
+    keep = h <= bound - depth
+    kinds = t.kind_index()[np.argmax(boards[keep] == 0, axis=1), last[keep]]
+    np.add.at(now, (kinds, np.clip(offset[keep] + spread, 0, 2 * spread), h[keep]), 1.0)
+    return generated, now
+
+
+def cdp(tree: Tree, tiles, size: int, H, one: np.ndarray, two: np.ndarray, use_two: bool, spread: int,
+        bounds, depth: int = 0) -> np.ndarray:
     """``float64[len(bounds)]``: nodes generated (the root included) predicted for the
-    iterations with thresholds ``bounds`` from a start state with h ``h0`` whose blank is
-    the root of ``tree``."""
-    return np.array([_cdp(tree.cell, tree.last, tree.src, tree.dst, int(h0), int(d), one, two, bool(use_two),
-                          int(spread)) for d in bounds])
+    iterations with thresholds ``bounds`` from start ``tiles`` (its blank the root of
+    ``tree``; ``H`` its heuristic), the first ``depth`` levels searched for real."""
+    out = []
+    for d in bounds:
+        real, now = real_start(tiles, size, H, tree, int(d), min(depth, int(d)), spread)
+        out.append(real + _cdp(tree.cell, tree.last, tree.src, tree.dst, now, min(depth, int(d)), int(d), one, two,
+                               bool(use_two), int(spread)))
+    return np.array(out)

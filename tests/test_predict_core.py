@@ -144,8 +144,13 @@ def test_cdp_on_a_toy_tree_by_hand():
     # (h 3): 2 generated. Depth 1, room 2: the U child expands either way (1 child each: h 0
     # or h 1), the L child (3 > 2) does not: 1 more. Depth 2, room 1: h 0 or 1, both expand:
     # 1 more (h unchanged, on cell 0). Depth 3, room 0: h 0 (0.5) expands: its child, 0.5.
-    assert _cdp(t.cell, t.last, t.src, t.dst, 2, 3, one, two, False, 1) == pytest.approx(1 + 2 + 1 + 1 + 0.5)
-    assert _cdp(t.cell, t.last, t.src, t.dst, 2, 1, one, two, False, 1) == pytest.approx(1)
+    def below_root(bound):
+        now = np.zeros((len(t.cell), 3, bound + 1))
+        now[0, 1, 2] = 1.0
+        return _cdp(t.cell, t.last, t.src, t.dst, now, 0, bound, one, two, False, 1)
+
+    assert 1 + below_root(3) == pytest.approx(1 + 2 + 1 + 1 + 0.5)
+    assert 1 + below_root(2) == pytest.approx(1 + 2 + 0.5 + 0.5)  # depth 1, room 1: only the U child with h 1
 
 
 def test_conditionals_borrow_the_nearest_sampled_h():
@@ -166,3 +171,19 @@ def test_exact_distributions_count_every_state_and_move():
     blank = np.argmax(boards == 0, axis=1)
     edges = sum({0: 2, 2: 2, 6: 2, 8: 2, 4: 4}.get(int(c), 3) for c in blank)
     assert dist.step.sum() == edges == 483840
+
+
+@pytest.mark.parametrize("size, tiles", [(3, (8, 6, 7, 2, 5, 4, 3, 0, 1)),
+                                         (4, (13, 5, 4, 10, 9, 12, 8, 14, 2, 3, 7, 1, 0, 15, 11, 6))])
+def test_cdp_searched_for_real_to_the_threshold_is_the_measured_iteration(size, tiles):
+    from tilesweep.solver import Board, solve
+    from tilesweep.solver.cdp import cdp
+    goal = goal_tiles("blank-first", size)
+    result = solve(Board(tiles, size), goal, "idastar", "manhattan")
+    completed = result.iterations[:-1][:3]  # Korf #2: 3, 794 and 12,111 nodes
+    H = kernel_heuristic(parse_heuristic("manhattan", size, goal), size, goal)
+    one, two = np.zeros((size * size, 4, 1, 3)), np.zeros((1, 4, 1, 1, 4, 1))
+    t = tree(size, tiles.index(0), Pruning("parent"))
+    for i, it in enumerate(completed):
+        got = cdp(t, tiles, size, H, one, two, False, 1, [it["bound"]], depth=it["bound"])
+        assert got[0] == it["nodes_generated"] + (1 if i else 0)
