@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -213,7 +214,7 @@ class SweepComparison:
 
 
 def compare_sweep(spec, rows: pd.DataFrame, store, sample: int = DEFAULT_SAMPLE,
-                  seed: int = DEFAULT_SEED) -> list[SweepComparison]:
+                  seed: int = DEFAULT_SEED, depth: int = 0) -> list[SweepComparison]:
     """Each IDA* heuristic of a sweep (``spec``, its ``rows``): predictions per completed
     iteration beside the measured ones. ``store``: an open pattern-database store."""
     out = []
@@ -221,7 +222,7 @@ def compare_sweep(spec, rows: pd.DataFrame, store, sample: int = DEFAULT_SAMPLE,
     for heuristic in spec.heuristics if "idastar" in spec.algorithms else ():
         model = make_model(heuristic, spec.size, goal, _tables(heuristic, spec.size, goal, store), store,
                            spec.prune, sample, seed)
-        frame = measured_iterations(idastar_rows(rows, heuristic, spec.prune), model)
+        frame = measured_iterations(idastar_rows(rows, heuristic, spec.prune), model, depth)
         methods = [m for m in METHODS if m in frame]
         agreements = [agreement(frame, m) for m in methods] if len(frame) else []
         out.append(SweepComparison(heuristic, model, frame, agreements))
@@ -249,7 +250,8 @@ def measure_rate(board, goal, heuristic: str, tables, prune: str, nodes: int) ->
 
 
 def forecast_set(spec, boards, lengths, store, sample: int = DEFAULT_SAMPLE, seed: int = DEFAULT_SEED,
-                 rate_nodes: int = 20_000_000, published: dict[int, int] | None = None) -> list[SetForecast]:
+                 rate_nodes: int = 20_000_000, published: dict[int, int] | None = None,
+                 depth: int = 0) -> list[SetForecast]:
     """Each heuristic of ``spec``: the predicted nodes of IDA* on ``boards`` (a list of
     :class:`~solver.Board`) whose optimal lengths are ``lengths``, and the CPU time at the
     speed IDA* measures here on the first board (``rate_nodes`` nodes)."""
@@ -259,10 +261,71 @@ def forecast_set(spec, boards, lengths, store, sample: int = DEFAULT_SAMPLE, see
     for heuristic in spec.heuristics:
         tables = _tables(heuristic, spec.size, goal, store)
         model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sample, seed)
-        frame = set_cost(model, array, lengths)
+        frame = set_cost(model, array, lengths, depth)
         frame.insert(0, "instance", range(len(boards)))
         if published:  # by the set's own ids, from 1
             frame["published"] = (frame["instance"] + 1).map(published)
         rate, nodes = measure_rate(boards[0], goal, heuristic, tables, spec.prune, rate_nodes)
         out.append(SetForecast(heuristic, model, frame, rate, nodes))
+    return out
+
+
+def _is_sweep(path) -> bool:
+    return path is not None and (Path(path) / "sweep.json").is_file()
+
+
+def predict_target(target, options: dict, store, sample: int = DEFAULT_SAMPLE, seed: int = DEFAULT_SEED,
+                   depth: int = 0, rate_nodes: int = 20_000_000):
+    """What ``tilesweep predict`` computes: for a sweep folder ``target``, a list of
+    :class:`SweepComparison`; else (a TOML spec or none, with sweep ``options``) a list of
+    :class:`SetForecast` for its instances, whose optimal lengths must be known (the bundled
+    sets publish them)."""
+    from .instances import make_instances
+    from .published import SEARCH_NODES, published_figures, published_nodes
+    from .results import load_results
+    from .spec import build_spec
+    from .verify import read_spec
+
+    if _is_sweep(target):
+        spec = read_spec(Path(target))
+        return spec, compare_sweep(spec, load_results(target), store, sample, seed, depth)
+    spec, _ = build_spec({**options, "algorithms": ("idastar",)}, target)
+    bundled = spec.instances.bundled
+    if bundled is None:
+        raise InvalidOptionError(f"instances {str(spec.instances)!r}: their optimal lengths are unknown, and a set's "
+                                 "cost needs them; expected a bundled set (korf100, korf50-24) or a finished sweep")
+    lengths = [p.length for p in published_figures(bundled.file).values()][: spec.count]
+    published = published_nodes(str(spec.instances)) if str(spec.instances) in SEARCH_NODES else None
+    return spec, forecast_set(spec, make_instances(spec), lengths, store, sample, seed, rate_nodes, published, depth)
+
+
+def prediction_records(spec, results) -> list[dict]:
+    """``tilesweep predict --format json``'s objects: per instance and set-wide (no
+    ``instance``), each with ``algorithm``, ``heuristic``, ``method``, ``predicted_nodes``
+    and, where measured, ``measured_nodes`` (completed iterations) or, where published,
+    ``published_nodes``."""
+    out = []
+    for r in results:
+        base = {"algorithm": "idastar", "heuristic": r.heuristic, "pruning": str(r.model.pruning),
+                "distributions": r.model.describe()}
+        if isinstance(r, SweepComparison):
+            sums = r.iterations.groupby("instance").sum(numeric_only=True)
+            for a in r.agreements:
+                out += [{**base, "method": a.method, "instance": int(i), "predicted_nodes": float(row[a.method]),
+                         "measured_nodes": int(row["measured"]), "iterations": "completed"}
+                        for i, row in sums.iterrows()]
+                out.append({**base, "method": a.method, "predicted_nodes": float(sums[a.method].sum()),
+                            "measured_nodes": int(sums["measured"].sum()), "iterations": "completed",
+                            **{k: v for k, v in a.__dict__.items() if k != "method"}})
+        else:
+            for method in (m for m in METHODS if m in r.instances):
+                for _, row in r.instances.iterrows():
+                    item = {**base, "method": method, "instance": int(row["instance"]),
+                            "predicted_nodes": float(row[method]), "cpu_hours": float(row[method]) / r.rate / 3600}
+                    if "published" in row and row["published"] == row["published"]:
+                        item["published_nodes"] = int(row["published"])
+                    out.append(item)
+                total = float(r.instances[method].sum())
+                out.append({**base, "method": method, "predicted_nodes": total, "cpu_hours": total / r.rate / 3600,
+                            "nodes_per_second": r.rate})
     return out
