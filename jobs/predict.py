@@ -299,6 +299,9 @@ def predict_target(target, options: dict, store, sample: int = DEFAULT_SAMPLE, s
     return spec, forecast_set(spec, make_instances(spec), lengths, store, sample, seed, rate_nodes, published, depth)
 
 
+_AGREEMENT_KEYS = {"iterations": "iterations_compared", "instances": "instances_compared"}
+
+
 def prediction_records(spec, results) -> list[dict]:
     """``tilesweep predict --format json``'s objects: per instance and set-wide (no
     ``instance``), each with ``algorithm``, ``heuristic``, ``method``, ``predicted_nodes``
@@ -316,7 +319,7 @@ def prediction_records(spec, results) -> list[dict]:
                         for i, row in sums.iterrows()]
                 out.append({**base, "method": a.method, "predicted_nodes": float(sums[a.method].sum()),
                             "measured_nodes": int(sums["measured"].sum()), "iterations": "completed",
-                            **{k: v for k, v in a.__dict__.items() if k != "method"}})
+                            **{_AGREEMENT_KEYS.get(k, k): v for k, v in a.__dict__.items() if k != "method"}})
         else:
             for method in (m for m in METHODS if m in r.instances):
                 for _, row in r.instances.iterrows():
