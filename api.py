@@ -350,8 +350,8 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
 def predict(target: str | Path | None = None, *, size: int | None = None, goal: str | None = None,
             count: int | None = None, instances: str | None = None, heuristics: str | Sequence[str] = (),
             prune: str | None = None, plugins: str | Path | Sequence = (), store: str | Path | None = None,
-            sample: int = 1_000_000, sample_seed: int = 0, real_depth: int = 0, rate_nodes: int = 20_000_000,
-            iterations: bool = False) -> pd.DataFrame:
+            sample: int = 1_000_000, sample_seed: int = 0, tilted: int = 200_000, real_depth: int = 0,
+            rate_nodes: int = 20_000_000, iterations: bool = False) -> pd.DataFrame:
     """IDA*'s nodes predicted by KRE and CDP, as ``tilesweep predict`` computes them.
 
     ``target`` is a sweep folder (predictions beside its completed IDA* iterations) or a
@@ -365,12 +365,13 @@ def predict(target: str | Path | None = None, *, size: int | None = None, goal: 
     """
     import pandas as pd
 
-    from tilesweep.jobs.predict import predict_target, prediction_records
+    from tilesweep.jobs.predict import Sampling, predict_target, prediction_records
     from tilesweep.pdb_store import open_store
     load_files(map(str, _names(plugins)))
     options = {k: v for k, v in {"size": size, "goal": goal, "count": count, "instances": instances,
                                  "heuristics": _names(heuristics), "prune": prune}.items() if v not in (None, ())}
-    spec, results = predict_target(target, options, open_store(store), sample, sample_seed, real_depth, rate_nodes)
+    spec, results = predict_target(target, options, open_store(store), Sampling(sample, sample_seed, tilted),
+                                   real_depth, rate_nodes)
     if iterations:
         return pd.concat([r.iterations.assign(heuristic=r.heuristic) for r in results if hasattr(r, "iterations")],
                          ignore_index=True)

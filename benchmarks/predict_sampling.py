@@ -6,7 +6,9 @@ For each heuristic, in one process after a warm-up call (kernels compiled): the 
 draw ``count`` uniform random states (:func:`solver.hdist.random_states`), to evaluate h on
 them with the batch kernels, and to build every table :func:`solver.hdist.sampled_distributions`
 keeps (h by blank cell; the one-step table over every move of each state; the two-step
-table over one random move and every move after it: about 7 h evaluations per state). Wall
+table over one random move and every move after it: about 7 h evaluations per state), and
+the same with a fifth as many tilted states (:func:`solver.hdist.tilted_states`, 300
+Metropolis steps each). Wall
 seconds (``time.perf_counter``) and process CPU seconds, the load average before and after,
 and the machine line.
 """
@@ -57,6 +59,8 @@ def main() -> None:
         print(f"| h of the {args.count:,} | {name} | {wall:.2f} | {cpu:.2f} |")
         _, wall, cpu = timed(lambda H=H: sampled_distributions(4, goal, H, args.count, 0))
         print(f"| every table (states, h, one and two steps) | {name} | {wall:.2f} | {cpu:.2f} |")
+        _, wall, cpu = timed(lambda H=H: sampled_distributions(4, goal, H, args.count, 0, args.count // 5))
+        print(f"| the same and {args.count // 5:,} tilted states | {name} | {wall:.2f} | {cpu:.2f} |")
     print(f"load average after: {os.getloadavg()}")
     print(machine_line())
 

@@ -35,6 +35,10 @@ def predict(
              "every state).")] = 1_000_000,
     sample_seed: Annotated[int, typer.Option(
         "--sample-seed", parser=typed("seed"), help="Seed of the sampled states.")] = 0,
+    tilted: Annotated[int, typer.Option(
+        "--tilted", parser=typed("seed"),
+        help="States drawn in proportion to exp(-tilt * h) that the conditional tables (CDP) also count, so the low "
+             "h of IDA*'s deep nodes is seen (0: none).")] = 200_000,
     real_depth: Annotated[int, typer.Option(
         "--real-depth", parser=typed("seed"),
         help="CDP starts from the real search's nodes at this depth (0: from the start state alone).")] = 0,
@@ -52,7 +56,7 @@ def predict(
     Example: tilesweep predict --instances korf50-24 --heuristic pdb:6-6-6-6+reflect
     """
     from tilesweep.jobs.plugins import load_files
-    from tilesweep.jobs.predict import predict_target, prediction_records
+    from tilesweep.jobs.predict import Sampling, predict_target, prediction_records
     from tilesweep.pdb_store import open_store
 
     options = {k: v for k, v in {"size": size, "goal": goal, "count": count, "instances": instances,
@@ -61,8 +65,8 @@ def predict(
 
     def action():
         load_files(plugin or ())
-        spec, results = predict_target(target, options, open_store(store), sample, sample_seed, real_depth,
-                                       rate_nodes)
+        spec, results = predict_target(target, options, open_store(store), Sampling(sample, sample_seed, tilted),
+                                       real_depth, rate_nodes)
         if plot:
             _plot(results, plot)
         return spec, results

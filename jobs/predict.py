@@ -33,7 +33,7 @@ from tilesweep.solver.bruteforce import tree
 from tilesweep.solver.cdp import cdp, conditionals
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.fsm import Pruning, parse_pruning
-from tilesweep.solver.hdist import Distributions, exact_distributions, sampled_distributions
+from tilesweep.solver.hdist import TILT_STEPS, TILTS, Distributions, exact_distributions, sampled_distributions
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
 from tilesweep.solver.kre import kre
 from tilesweep.solver.search import heuristic_values
@@ -41,7 +41,18 @@ from tilesweep.solver.search import heuristic_values
 EXACT_SIZES = (3,)           # every state is enumerated (181,440 on the 8-puzzle)
 DEFAULT_SAMPLE = 1_000_000   # states sampled on larger boards
 DEFAULT_SEED = 0
+DEFAULT_TILTED = 200_000     # tilted states for the conditional tables (solver.hdist.tilted_states)
 METHODS = ("kre", "cdp", "cdp2")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a larger board's distributions are sampled: uniform ``states`` drawn with
+    ``seed``, and ``tilted`` states for the conditional tables (0: none)."""
+
+    states: int = DEFAULT_SAMPLE
+    seed: int = DEFAULT_SEED
+    tilted: int = DEFAULT_TILTED
 
 
 @dataclass
@@ -70,31 +81,33 @@ class Model:
         d = self.dist
         if d.method == "exact":
             return f"exact over all {d.states:,} states"
-        return f"{d.states:,} uniform random states, seed {d.seed}"
+        tilted = f"; conditionals also over {d.tilted:,} tilted states" if d.tilted else ""
+        return f"{d.states:,} uniform random states, seed {d.seed}{tilted}"
 
 
-def identity(heuristic: str, size: int, goal: tuple[int, ...], sample: int, seed: int) -> dict:
+def identity(heuristic: str, size: int, goal: tuple[int, ...], sampling: Sampling) -> dict:
     """What names a heuristic's distributions in the store."""
     spec = parse_heuristic(heuristic, size, goal)
-    method = "exact" if size in EXACT_SIZES else "sampled"
-    return {"heuristic": heuristic, "size": size, "goal": list(goal), "method": method,
-            "states": None if method == "exact" else sample, "seed": None if method == "exact" else seed,
+    exact = size in EXACT_SIZES
+    return {"heuristic": heuristic, "size": size, "goal": list(goal), "method": "exact" if exact else "sampled",
+            "states": None if exact else sampling.states, "seed": None if exact else sampling.seed,
+            "tilted": None if exact or not sampling.tilted else [sampling.tilted, list(TILTS), TILT_STEPS],
             "plugins": [list(p) for p in spec.plugins]}
 
 
 def make_model(heuristic: str, size: int, goal: tuple[int, ...], tables, store, prune: str = "parent",
-               sample: int = DEFAULT_SAMPLE, seed: int = DEFAULT_SEED) -> Model:
+               sampling: Sampling = Sampling()) -> Model:
     """The :class:`Model` of ``heuristic`` (``tables``: its PDBs; ``store``: an open store)."""
-    if sample < 1000:
-        raise InvalidOptionError(f"sample {sample!r} is too small; expected at least 1000 states")
+    if sampling.states < 1000:
+        raise InvalidOptionError(f"sample {sampling.states!r} is too small; expected at least 1000 states")
     spec = parse_heuristic(heuristic, size, goal)
     H = kernel_heuristic(spec, size, goal, tuple(tables))
-    ident = identity(heuristic, size, goal, sample, seed)
+    ident = identity(heuristic, size, goal, sampling)
 
     def compute():
         if ident["method"] == "exact":
             return exact_distributions(size, goal, H)
-        return sampled_distributions(size, goal, H, sample, seed)
+        return sampled_distributions(size, goal, H, sampling.states, sampling.seed, sampling.tilted)
 
     dist, cached = store.distributions(ident, compute)
     return Model(heuristic, size, goal, parse_pruning(prune, size), H, dist, cached)
@@ -213,15 +226,15 @@ class SweepComparison:
     agreements: list[Agreement]
 
 
-def compare_sweep(spec, rows: pd.DataFrame, store, sample: int = DEFAULT_SAMPLE,
-                  seed: int = DEFAULT_SEED, depth: int = 0) -> list[SweepComparison]:
+def compare_sweep(spec, rows: pd.DataFrame, store, sampling: Sampling = Sampling(),
+                  depth: int = 0) -> list[SweepComparison]:
     """Each IDA* heuristic of a sweep (``spec``, its ``rows``): predictions per completed
     iteration beside the measured ones. ``store``: an open pattern-database store."""
     out = []
     goal = spec.goal_tuple
     for heuristic in spec.heuristics if "idastar" in spec.algorithms else ():
         model = make_model(heuristic, spec.size, goal, _tables(heuristic, spec.size, goal, store), store,
-                           spec.prune, sample, seed)
+                           spec.prune, sampling)
         frame = measured_iterations(idastar_rows(rows, heuristic, spec.prune), model, depth)
         methods = [m for m in METHODS if m in frame]
         agreements = [agreement(frame, m) for m in methods] if len(frame) else []
@@ -249,8 +262,8 @@ def measure_rate(board, goal, heuristic: str, tables, prune: str, nodes: int) ->
     return result.nodes_generated / max(result.cpu_seconds, 1e-9), result.nodes_generated
 
 
-def forecast_set(spec, boards, lengths, store, sample: int = DEFAULT_SAMPLE, seed: int = DEFAULT_SEED,
-                 rate_nodes: int = 20_000_000, published: dict[int, int] | None = None,
+def forecast_set(spec, boards, lengths, store, sampling: Sampling = Sampling(), rate_nodes: int = 20_000_000,
+                 published: dict[int, int] | None = None,
                  depth: int = 0) -> list[SetForecast]:
     """Each heuristic of ``spec``: the predicted nodes of IDA* on ``boards`` (a list of
     :class:`~solver.Board`) whose optimal lengths are ``lengths``, and the CPU time at the
@@ -260,7 +273,7 @@ def forecast_set(spec, boards, lengths, store, sample: int = DEFAULT_SAMPLE, see
     out = []
     for heuristic in spec.heuristics:
         tables = _tables(heuristic, spec.size, goal, store)
-        model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sample, seed)
+        model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sampling)
         frame = set_cost(model, array, lengths, depth)
         frame.insert(0, "instance", range(len(boards)))
         if published:  # by the set's own ids, from 1
@@ -274,8 +287,8 @@ def _is_sweep(path) -> bool:
     return path is not None and (Path(path) / "sweep.json").is_file()
 
 
-def predict_target(target, options: dict, store, sample: int = DEFAULT_SAMPLE, seed: int = DEFAULT_SEED,
-                   depth: int = 0, rate_nodes: int = 20_000_000):
+def predict_target(target, options: dict, store, sampling: Sampling = Sampling(), depth: int = 0,
+                   rate_nodes: int = 20_000_000):
     """What ``tilesweep predict`` computes: for a sweep folder ``target``, a list of
     :class:`SweepComparison`; else (a TOML spec or none, with sweep ``options``) a list of
     :class:`SetForecast` for its instances, whose optimal lengths must be known (the bundled
@@ -288,7 +301,7 @@ def predict_target(target, options: dict, store, sample: int = DEFAULT_SAMPLE, s
 
     if _is_sweep(target):
         spec = read_spec(Path(target))
-        return spec, compare_sweep(spec, load_results(target), store, sample, seed, depth)
+        return spec, compare_sweep(spec, load_results(target), store, sampling, depth)
     spec, _ = build_spec({**options, "algorithms": ("idastar",)}, target)
     bundled = spec.instances.bundled
     if bundled is None:
@@ -296,7 +309,8 @@ def predict_target(target, options: dict, store, sample: int = DEFAULT_SAMPLE, s
                                  "cost needs them; expected a bundled set (korf100, korf50-24) or a finished sweep")
     lengths = [p.length for p in published_figures(bundled.file).values()][: spec.count]
     published = published_nodes(str(spec.instances)) if str(spec.instances) in SEARCH_NODES else None
-    return spec, forecast_set(spec, make_instances(spec), lengths, store, sample, seed, rate_nodes, published, depth)
+    return spec, forecast_set(spec, make_instances(spec), lengths, store, sampling, rate_nodes, published,
+                              depth)
 
 
 _AGREEMENT_KEYS = {"iterations": "iterations_compared", "instances": "instances_compared"}

@@ -77,7 +77,7 @@ def _write(root: Path, identity: dict, digest: str, dist: Distributions, seconds
         array = np.ascontiguousarray(getattr(dist, part), dtype=np.int64)
         atomic_write(root / name, lambda handle, a=array: save_npy(handle, a), prefix=temp_prefix(name), mode=0o444)
         sums[name] = sha256_file(root / name)
-    entry = {"identity": identity, "spread": dist.spread, "states": dist.states, "sha256": sums,
+    entry = {"identity": identity, "spread": dist.spread, "states": dist.states, "tilted": dist.tilted, "sha256": sums,
              "format_version": FORMAT_VERSION, "build_seconds": round(seconds, 3),
              "built_at": datetime.datetime.now(datetime.timezone.utc).isoformat()}
     _record(root, digest, entry)
@@ -94,7 +94,7 @@ def _read(root: Path, digest: str, entry: dict) -> Distributions:
         arrays[part] = np.load(path, allow_pickle=False)
     ident = entry["identity"]
     return Distributions(ident["size"], entry["spread"], arrays["cells"], arrays["step"], arrays["step2"],
-                         ident["method"], entry["states"], ident.get("seed"))
+                         ident["method"], entry["states"], ident.get("seed"), entry["tilted"])
 
 
 def load_distributions(root: Path, identity: dict, compute: Callable[[], Distributions]) -> tuple[Distributions, bool]:

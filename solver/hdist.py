@@ -9,7 +9,11 @@ States come from one of two sources:
   (:func:`random_states`, a numba kernel seeded with ``seed``: a Fisher-Yates shuffle, and
   a swap of the first two tiles where the parity is wrong, a bijection between the
   halves), every move out of each, and for two steps one random move out of each followed
-  by every move that does not undo it.
+  by every move that does not undo it. The conditional tables also count ``tilted``
+  states drawn in proportion to exp(-tilt * h) (:func:`tilted_states`): IDA*'s deep nodes
+  have low h, which uniform states almost never show (on the 15-puzzle with Manhattan
+  distance, 45 of a million have h <= 15), and a state's h alone decides its weight, so
+  given h and the blank's cell they are uniform still.
 
 h is evaluated in batches by the search's own kernels (:func:`solver.search.heuristic_values`),
 plugins included. A change of h across a move is stored as an offset ``delta + spread``
@@ -30,6 +34,8 @@ from .jit import kernel
 from .search import heuristic_values
 
 MAX_TWO_STEP_SPREAD = 2  # a wider change per move makes the two-step table too large to keep
+TILTS = (0.5, 1.0, 1.5, 2.0)  # exp(-tilt * h): the weights of the tilted samples (their h from typical to low)
+TILT_STEPS = 300              # Metropolis steps per tilted sample
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,8 @@ class Distributions:
     h. ``step2``: ``int64[n, 4, 2s + 1, H, 4, 2s + 1]``, moves by the parent's cell, the move
     that made the parent, the offset of the parent's h from its parent's, the parent's h,
     the move and the child's offset (empty where ``spread`` exceeds
-    :data:`MAX_TWO_STEP_SPREAD`). ``method`` is ``"exact"`` or ``"sampled"``.
+    :data:`MAX_TWO_STEP_SPREAD`). ``method`` is ``"exact"`` or ``"sampled"``; ``tilted``: how
+    many tilted states (:func:`tilted_states`) the conditional tables also count.
     """
 
     size: int
@@ -52,6 +59,7 @@ class Distributions:
     method: str
     states: int
     seed: int | None = None
+    tilted: int = 0
 
     @property
     def max_h(self) -> int:
@@ -140,12 +148,42 @@ def _offsets(h_from: np.ndarray, h_to: np.ndarray, spread: int) -> np.ndarray:
     return (h_to - h_from + spread).astype(np.int64)
 
 
+def tilted_states(size: int, goal: tuple[int, ...], H, count: int, seed: int, tilts=TILTS,
+                  steps: int = TILT_STEPS) -> np.ndarray:
+    """``int8[count, N]``: states drawn with probability proportional to exp(-tilt * h) (the
+    ``tilts`` in equal shares), so low values of h, rare among uniform states, are seen;
+    given h and the blank's cell such states are still uniform, which is all a conditional
+    table needs. Each is the end of a Metropolis chain of ``steps`` steps from a uniform
+    state, all chains at once: a step proposes a 3-cycle of three tiles (the blank and the
+    parity stay), accepted with probability min(1, exp(-tilt * (h' - h)))."""
+    rng = np.random.default_rng([seed, 1])
+    boards = random_states(size, goal, count, seed + 1)
+    tilt = np.repeat(np.asarray(tilts, dtype=np.float64), -(-count // len(tilts)))[:count]
+    h = heuristic_values(boards, size, H)
+    rows = np.arange(count)
+    for _ in range(steps):
+        cells = rng.integers(0, size * size, (count, 3))
+        picked = boards[rows[:, None], cells]
+        ok = (picked != 0).all(axis=1) & (cells[:, 0] != cells[:, 1]) & (cells[:, 1] != cells[:, 2]) \
+            & (cells[:, 0] != cells[:, 2])
+        proposal = boards.copy()
+        proposal[rows[:, None], cells] = np.roll(picked, 1, axis=1)
+        h_new = heuristic_values(proposal, size, H)
+        accept = ok & (rng.random(count) < np.exp(-tilt * (h_new - h)))
+        boards[accept], h[accept] = proposal[accept], h_new[accept]
+    return boards
+
+
 def distributions(boards: np.ndarray, size: int, H, method: str, seed: int | None = None,
-                  rng: np.random.Generator | None = None) -> Distributions:
+                  rng: np.random.Generator | None = None, tilted: np.ndarray | None = None) -> Distributions:
     """The distributions of heuristic ``H`` (a kernel heuristic) over ``boards`` and their
     moves (:mod:`module docstring <solver.hdist>`). ``rng`` picks the first of the two steps
-    (``None``: every move, the exact method)."""
+    (``None``: every move, the exact method). ``tilted`` states (:func:`tilted_states`) add
+    to the conditional tables only, not to the distribution of h."""
     n = size * size
+    uniform = len(boards)
+    if tilted is not None:
+        boards = np.concatenate([boards, tilted])
     h = heuristic_values(boards, size, H)
     blank = np.argmax(boards == 0, axis=1)
     rows, m = legal_moves(blank, size)
@@ -166,7 +204,7 @@ def distributions(boards: np.ndarray, size: int, H, method: str, seed: int | Non
     spread = int(max(np.abs(child_h - h[rows]).max(initial=0), np.abs(c_h - p_h[c_rows]).max(initial=0)))
     top = int(max(h.max(), child_h.max(), p_h.max(), c_h.max())) + 1
     width = 2 * spread + 1
-    cells = tally((n, top), (blank, h))
+    cells = tally((n, top), (blank[:uniform], h[:uniform]))
     step = tally((n, 4, top, width), (blank[rows], m, h[rows], _offsets(h[rows], child_h, spread)))
     if spread > MAX_TWO_STEP_SPREAD:
         step2 = np.zeros((0, 4, width, top, 4, width), dtype=np.int64)
@@ -174,7 +212,7 @@ def distributions(boards: np.ndarray, size: int, H, method: str, seed: int | Non
         before = _offsets(h[p_rows], p_h, spread)
         step2 = tally((n, 4, width, top, 4, width), (p_blank[c_rows], p_m[c_rows], before[c_rows], p_h[c_rows],
                                                      c_m, _offsets(p_h[c_rows], c_h, spread)))
-    return Distributions(size, spread, cells, step, step2, method, len(boards), seed)
+    return Distributions(size, spread, cells, step, step2, method, uniform, seed, len(boards) - uniform)
 
 
 def tally(shape: tuple[int, ...], index: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -195,7 +233,10 @@ def exact_distributions(size: int, goal: tuple[int, ...], H) -> Distributions:
     return distributions(all_states(size, goal), size, H, "exact")
 
 
-def sampled_distributions(size: int, goal: tuple[int, ...], H, count: int, seed: int) -> Distributions:
-    """:func:`distributions` over ``count`` uniform random states drawn with ``seed``."""
+def sampled_distributions(size: int, goal: tuple[int, ...], H, count: int, seed: int, tilted: int = 0
+                          ) -> Distributions:
+    """:func:`distributions` over ``count`` uniform random states drawn with ``seed``, the
+    conditional tables also over ``tilted`` states of :func:`tilted_states`."""
     rng = np.random.default_rng(seed)
-    return distributions(random_states(size, goal, count, seed), size, H, "sampled", seed, rng)
+    extra = tilted_states(size, goal, H, tilted, seed) if tilted else None
+    return distributions(random_states(size, goal, count, seed), size, H, "sampled", seed, rng, extra)

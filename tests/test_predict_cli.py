@@ -68,7 +68,7 @@ def test_json_records_and_the_store_keeps_the_distributions(swept):
 
 def test_a_bundled_set_is_costed_beside_its_published_counts(tmp_path):
     out = subprocess.run([*CLI, "predict", "--instances", "korf100", "--count", "2", "-H", "manhattan",
-                          "--sample", "20000", "--rate-nodes", "200000", "--store", str(tmp_path),
+                          "--sample", "20000", "--tilted", "2000", "--rate-nodes", "200000", "--store", str(tmp_path),
                           "--format", "json"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     records = json.loads(out.stdout)
@@ -76,7 +76,7 @@ def test_a_bundled_set_is_costed_beside_its_published_counts(tmp_path):
     assert [r.get("instance") for r in kre] == [0, 1, None]
     assert kre[-1]["nodes_per_second"] > 0
     assert np.isclose(kre[-1]["cpu_hours"], kre[-1]["predicted_nodes"] / kre[-1]["nodes_per_second"] / 3600)
-    assert kre[0]["distributions"] == "20,000 uniform random states, seed 0"
+    assert kre[0]["distributions"] == "20,000 uniform random states, seed 0; conditionals also over 2,000 tilted states"
 
 
 @pytest.mark.parametrize("args, message", [

@@ -187,3 +187,17 @@ def test_cdp_searched_for_real_to_the_threshold_is_the_measured_iteration(size, 
     for i, it in enumerate(completed):
         got = cdp(t, tiles, size, H, one, two, False, 1, [it["bound"]], depth=it["bound"])
         assert got[0] == it["nodes_generated"] + (1 if i else 0)
+
+
+def test_tilted_states_are_solvable_keep_their_blank_and_reach_low_h():
+    from tilesweep.solver.hdist import tilted_states
+    from tilesweep.solver.search import heuristic_values
+    goal = goal_tiles("blank-first", 4)
+    H = kernel_heuristic(parse_heuristic("manhattan", 4, goal), 4, goal)
+    boards = tilted_states(4, goal, H, 400, 3, tilts=(2.0,), steps=200)
+    starts = random_states(4, goal, 400, 4)   # the chains' starts: seed + 1
+    assert (np.argmax(boards == 0, axis=1) == np.argmax(starts == 0, axis=1)).all()
+    assert all(naive.solvable(tuple(int(t) for t in b), "blank-first") for b in boards[:100])
+    h, h_start = heuristic_values(boards, 4, H), heuristic_values(starts, 4, H)
+    assert h.mean() < h_start.mean() - 15
+    assert (tilted_states(4, goal, H, 400, 3, tilts=(2.0,), steps=200) == boards).all()
