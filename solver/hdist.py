@@ -168,6 +168,7 @@ def tilted_states(size: int, goal: tuple[int, ...], H, count: int, seed: int, ti
             & (cells[:, 0] != cells[:, 2])
         proposal = boards.copy()
         proposal[rows[:, None], cells] = np.roll(picked, 1, axis=1)
+        proposal[~ok] = boards[~ok]  # a repeated cell would duplicate a tile: no board for the kernels
         h_new = heuristic_values(proposal, size, H)
         accept = ok & (rng.random(count) < np.exp(-tilt * (h_new - h)))
         boards[accept], h[accept] = proposal[accept], h_new[accept]
