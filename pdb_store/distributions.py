@@ -94,7 +94,8 @@ def _read(root: Path, digest: str, entry: dict) -> Distributions:
         arrays[part] = np.load(path, allow_pickle=False)
     ident = entry["identity"]
     return Distributions(ident["size"], entry["spread"], arrays["cells"], arrays["step"], arrays["step2"],
-                         ident["method"], entry["states"], ident.get("seed"), entry["tilted"])
+                         ident["method"], entry.get("states", ident["states"]), ident.get("seed"),
+                         entry.get("tilted", 0))
 
 
 def load_distributions(root: Path, identity: dict, compute: Callable[[], Distributions]) -> tuple[Distributions, bool]:
