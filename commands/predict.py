@@ -9,7 +9,9 @@ from typing import Annotated, Optional
 import typer
 
 from tilesweep.commands.exits import run_guarded
-from tilesweep.commands.options import HEURISTIC_NAMES_AND_PLUGINS, PluginOpt, StoreOpt, TableOrJsonOpt, typed
+from tilesweep.commands.options import HEURISTIC_NAMES_AND_PLUGINS, PluginOpt, StoreOpt, TableOrJsonOpt, one_of, typed
+
+METHODS = ("kre", "cdp", "cdp2")
 
 
 def predict(
@@ -45,6 +47,9 @@ def predict(
     rate_nodes: Annotated[int, typer.Option(
         "--rate-nodes", parser=typed("count"),
         help="Nodes of the IDA* run on the set's first instance that measures this machine's speed.")] = 20_000_000,
+    method: Annotated[Optional[list[str]], typer.Option(
+        "--method", parser=one_of("method", METHODS),
+        help="kre, cdp or cdp2 (CDP with two steps); repeat for several (default: every one that applies).")] = None,
     plot: Annotated[Optional[str], typer.Option(
         "--plot", help="Write predicted against measured iterations to this file (.png, .pdf or .svg).")] = None,
     fmt: TableOrJsonOpt = "table",
@@ -72,11 +77,12 @@ def predict(
         return spec, results
 
     spec, results = run_guarded(action)
+    shown = set(method or METHODS)
     if fmt == "json":
-        typer.echo(json.dumps(prediction_records(spec, results)))
+        typer.echo(json.dumps([r for r in prediction_records(spec, results) if r["method"] in shown]))
         return
     for r in results:
-        (_print_comparison if hasattr(r, "agreements") else _print_forecast)(spec, r)
+        (_print_comparison if hasattr(r, "agreements") else _print_forecast)(spec, r, shown)
 
 
 def _plot(results, path: str) -> None:
@@ -94,7 +100,7 @@ def _header(spec, r) -> None:
     typer.echo(f"distributions  {r.model.describe()}" + (" (read from the store)" if r.model.from_store else ""))
 
 
-def _print_comparison(spec, r) -> None:
+def _print_comparison(spec, r, shown) -> None:
     _header(spec, r)
     if not r.agreements:
         typer.echo("compared       no completed iteration of a solved IDA* row")
@@ -104,7 +110,7 @@ def _print_comparison(spec, r) -> None:
                "iteration of each, stopped at its first solution, left out)")
     typer.echo(f"{'method':<7} {'sum ratio':>9}  {'per iteration: gmean, median, p10-p90':<40} "
                "per instance: gmean, median, p10-p90")
-    for a in r.agreements:
+    for a in (a for a in r.agreements if a.method in shown):
         per_iteration = (f"{a.iteration_gmean:.3g}  {a.iteration_median:.3g}  "
                          f"{a.iteration_p10:.3g}-{a.iteration_p90:.3g}")
         typer.echo(f"{a.method:<7} {a.aggregate:>9.3g}  {per_iteration:<40} "
@@ -112,11 +118,11 @@ def _print_comparison(spec, r) -> None:
     typer.echo("")
 
 
-def _print_forecast(spec, r) -> None:
+def _print_forecast(spec, r, shown) -> None:
     _header(spec, r)
     typer.echo(f"speed          {r.rate / 1e6:.3g} M nodes per CPU second (IDA* on instance 1, {r.rate_nodes:,} nodes, "
                "this machine)")
-    methods = [m for m in ("kre", "cdp", "cdp2") if m in r.instances]
+    methods = [m for m in METHODS if m in r.instances and m in shown]
     frame = r.instances
     has_pub = "published" in frame
     typer.echo(" ".join([f"{'#':>3} {'h0':>4} {'len':>4}"] + [f"{m:>10}" for m in methods]

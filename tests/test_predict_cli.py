@@ -61,6 +61,9 @@ def test_json_records_and_the_store_keeps_the_distributions(swept):
     with open_store(store) as s:
         assert all(check.ok for check in s.verify())
         assert len(list(s.root.glob("hdist_*.npy"))) == 6   # two heuristics, three arrays each
+    only = subprocess.run([*CLI, "predict", str(folder), "--store", str(store), "--format", "json", "--method", "kre"],
+                          capture_output=True, text=True, timeout=600)
+    assert {r["method"] for r in json.loads(only.stdout)} == {"kre"}
     again = tilesweep.predict(folder, store=store)
     assert np.allclose(again[again["instance"].isna()]["predicted_nodes"],
                        [r["predicted_nodes"] for r in overall])
@@ -86,9 +89,10 @@ def test_a_bundled_set_is_costed_beside_its_published_counts(tmp_path):
     (["--instances", "korf100", "-H", "manhattan", "--sample", "10"],
      "error: sample 10 is too small; expected at least 1000 states"),
     (["--instances", "korf100", "-H", "nonsense"], None),
+    (["--instances", "korf100", "-H", "manhattan", "--method", "kre3"], None),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     out = subprocess.run([*CLI, "predict", *args], capture_output=True, text=True, timeout=300)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1, out.stderr
-    assert message is None and "nonsense" in lines[0] or lines == [message]
+    assert message is None and ("nonsense" in lines[0] or "'kre3'" in lines[0]) or lines == [message]
