@@ -25,7 +25,7 @@ _PUBLIC = {
     "TilesweepError": "tilesweep.solver", "open_store": "tilesweep.pdb_store",
     "load_results": "tilesweep.jobs.results", "summarize": "tilesweep.jobs.summary",
     "define_sweep": "tilesweep.api", "open_sweep": "tilesweep.api", "Sweep": "tilesweep.api",
-    "solve_board": "tilesweep.api", "SweepRun": "tilesweep.api",
+    "solve_board": "tilesweep.api", "SweepRun": "tilesweep.api", "predict": "tilesweep.api",
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from tilesweep.cluster.run import Progress
 
-__all__ = ["Sweep", "SweepRun", "define_sweep", "open_sweep", "solve_board"]
+__all__ = ["Sweep", "SweepRun", "define_sweep", "open_sweep", "predict", "solve_board"]
 
 
 def _names(value) -> tuple[str, ...]:
@@ -350,3 +350,34 @@ def solve_board(tiles: str | Sequence[int] | Board, *, size: int | None = None, 
     if result.status_reason == "heuristic":
         raise InvalidOptionError(negative_message(heuristic))
     return result
+
+
+def predict(target: str | Path | None = None, *, size: int | None = None, goal: str | None = None,
+            count: int | None = None, instances: str | None = None, heuristics: str | Sequence[str] = (),
+            prune: str | None = None, plugins: str | Path | Sequence = (), store: str | Path | None = None,
+            sample: int = 1_000_000, sample_seed: int = 0, tilted: int = 200_000, real_depth: int = 0,
+            rate_nodes: int = 20_000_000, iterations: bool = False) -> pd.DataFrame:
+    """IDA*'s nodes predicted by KRE and CDP, as ``tilesweep predict`` computes them.
+
+    ``target`` is a sweep folder (predictions beside its completed IDA* iterations) or a
+    TOML spec; without a sweep the instances must be a bundled set (``korf100``,
+    ``korf50-24``), whose published optimal lengths bound the iterations. Returns
+    ``tilesweep predict --format json``'s records (``method``, ``instance``,
+    ``predicted_nodes``, ``measured_nodes`` or ``published_nodes``, ...); with
+    ``iterations`` (a sweep only), one row per completed iteration instead: ``heuristic``,
+    ``instance``, ``bound``, ``measured`` and a column per method. ``docs/predict.md`` is
+    the guide.
+    """
+    import pandas as pd
+
+    from tilesweep.jobs.predict import Sampling, predict_target, prediction_records
+    from tilesweep.pdb_store import open_store
+    load_files(map(str, _names(plugins)))
+    options = {k: v for k, v in {"size": size, "goal": goal, "count": count, "instances": instances,
+                                 "heuristics": _names(heuristics), "prune": prune}.items() if v not in (None, ())}
+    spec, results = predict_target(target, options, open_store(store), Sampling(sample, sample_seed, tilted),
+                                   real_depth, rate_nodes)
+    if iterations:
+        return pd.concat([r.iterations.assign(heuristic=r.heuristic) for r in results if hasattr(r, "iterations")],
+                         ignore_index=True)
+    return pd.DataFrame(prediction_records(spec, results))

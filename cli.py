@@ -30,7 +30,7 @@ try:  # recent typer vendors its own click
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_errors
 
-from tilesweep.commands import check, pdb, results, sbatch, solve, status, sweep, ui, warm
+from tilesweep.commands import check, pdb, predict, results, sbatch, solve, status, sweep, ui, warm
 from tilesweep.commands.options import Command, Group
 
 
@@ -98,7 +98,7 @@ app.add_typer(pdb.app, name="pdb")
 app.command(cls=Command, context_settings={"ignore_unknown_options": True})(solve.solve)  # tiles may start with "-"
 for command in (sweep.sweep, results.summary, results.query, results.sql, results.compare, ui.ui, results.report,
                 results.figures, results.table, results.verify,
-                warm.warm, status.status, status.cancel, check.check_heuristic, sbatch.sbatch_script):
+                warm.warm, status.status, status.cancel, check.check_heuristic, predict.predict, sbatch.sbatch_script):
     app.command(cls=Command)(command)
 
 if AS_SCRIPT:

@@ -64,3 +64,17 @@ def published_table() -> pd.DataFrame:
                          "source": CITATIONS[name], "published_length": board.length,
                          "published_nodes": board.nodes})
     return pd.DataFrame(rows).astype({"published_nodes": "Int64"})
+
+
+#: Node counts published for a configuration other than :data:`COUNTED`, per bundled set:
+#: (file, algorithm, heuristic, pruning, citation). Korf & Felner count without the start
+#: board (tilesweep's count of the same search is one more; jobs/data/SOURCE.txt).
+SEARCH_NODES = {"korf50-24": (Path(__file__).parent / "data" / "korf50-24-nodes.txt", "idastar",
+                              "pdb:6-6-6-6+reflect", "parent", "Korf & Felner 2002")}
+
+
+def published_nodes(name: str) -> dict[int, int]:
+    """Instance id -> the published node count of bundled set ``name`` (:data:`SEARCH_NODES`)."""
+    path = SEARCH_NODES[name][0]
+    lines = (line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#"))
+    return {int(i): int(n) for i, n in lines}

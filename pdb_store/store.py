@@ -28,6 +28,7 @@ from tilesweep.solver.jit import watch_compiles
 
 from .automata import load_automaton, read_automaton, read_entries
 from .build import BuildProgress, build_table, check_goal_group
+from .distributions import files as distribution_files, load_distributions
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
 from .ignoring import build_ignoring_table
@@ -275,6 +276,13 @@ class PDBStore:
         _make_root(self.root)
         return load_automaton(self.root, size, depth)
 
+    def distributions(self, identity: dict, compute):
+        """(a heuristic's distributions, whether read from the store): those of ``identity``,
+        computed by ``compute()`` and kept first when missing; see :mod:`pdb_store.distributions`."""
+        self._check_open()
+        _make_root(self.root)
+        return load_distributions(self.root, identity, compute)
+
     def verify(self, deep: bool = False) -> list[TableCheck]:
         """Re-hash every table of the manifest; also report ``.npy`` files it does not list.
 
@@ -295,8 +303,8 @@ class PDBStore:
                 yield TableCheck(name, True, None, None)
             except (CorruptTableError, FileNotFoundError) as error:
                 yield TableCheck(name, False, str(error), None)
-        automata = read_entries(self.root)
-        for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in manifest | automata):
+        known = set(manifest) | set(read_entries(self.root)) | distribution_files(self.root)
+        for orphan in sorted(p.name for p in self.root.glob("*.npy") if p.name not in known):
             yield TableCheck(orphan, False, f"pattern database {self.root / orphan} is "
                              "not recorded in the manifest; delete it or rebuild it "
                              "with `tilesweep pdb build`", None)
