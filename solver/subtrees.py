@@ -21,7 +21,7 @@ import numpy as np
 from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, tiles_next_bound
+from .idastar import RANKS_LEN, Node, Search, contour, contour_tiles, goal_board, no_plugin, tiles_next_bound
 from .jit import kernel
 from .kernels import NO_FSM, goal_positions, near_goal, serves_tiles_kernel
 from .limits import deadline_of, make_limits, next_check
@@ -122,6 +122,7 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     tiles = np.empty(n, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
+    goal = goal_board(goal_pos)
     generated, expanded = np.int64(0), np.int64(0)
     deadline = deadline_of(limits)
     check_at = next_check(generated, limits)
@@ -133,9 +134,10 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
             pos[tiles[c]] = c
         h_init(tiles, pos, size, H, rows, 0)
         before = generated
-        node = (tiles, pos, size, gs[r], lasts[r], qs[r], goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
-                scratch, fsm, use_fsm, goal_pos)
-        ctx = (node, no_plugin, False)
+        node = Node(tiles=tiles, pos=pos, size=size, g0=gs[r], last=lasts[r], q0=qs[r], goal_pos=goal_pos,
+                    lists=lists, H=H, rows=rows, parts=parts, ranks=ranks, st_pos=st_pos, st_q=st_q, path=scratch,
+                    fsm=fsm, use_fsm=use_fsm, goal=goal)
+        ctx = Search(node=node, plug=no_plugin, use_plug=False)
         st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at, limits,
                                                                deadline)
         sizes[r] = generated - before
