@@ -33,6 +33,7 @@ from .hstate import (
     TERM_TILES,
     child_h,
     h_init,
+    line_cells,
     line_value,
     moved_lines,
     pdb_child,
@@ -134,10 +135,7 @@ def _grow_buckets(head, tail, hcols, rows, new_hcols):
 @inline_kernel
 def _line_value(key, line, size, lc_code, lc_table):
     """Linear-conflict cost of one row (``line < size``) or column of the packed board."""
-    if line < size:
-        start, step = line * size, 1
-    else:
-        start, step = line - size, size
+    start, step = line_cells(line, size)
     code = 0
     mult = 1
     for i in range(size):

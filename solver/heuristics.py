@@ -18,7 +18,6 @@ counts the blank.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +28,14 @@ import numpy as np
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
 from .hstate import MAX_LOOKUPS, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
+from .htables import (  # EUCLID_SCALE: the scale of the per-tile cost table, read with a heuristic's arrays
+    EUCLID_SCALE,  # noqa: F401
+    line_codes,
+    line_conflict_table,
+    reflection,
+    tile_cost_table,
+    walk_arrays,
+)
 from .plugins import (
     PREFIX as PLUGIN_PREFIX,
     checked as checked_plugin,
@@ -37,7 +44,6 @@ from .plugins import (
     kernel_key,
 )
 from .ranking import placement_count
-from .walking import WalkTable, walk_table
 
 WALKING = ("walking-distance", "walking-distance+id")
 BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", *WALKING)
@@ -45,7 +51,6 @@ PER_TILE = ("manhattan", "linear-conflict", "euclidean", "misplaced")
 WD_SIZES = (3, 4)  # the 5x5 pattern code would not fit 64 bits
 MAX_TERMS = 4
 MAX_GROUPS = 8
-EUCLID_SCALE = 1 << 20  # fixed point: h = ceil(sum(floor(d * scale)) / scale)
 # The two kinds of pattern database: tilesweep's own (the blank roams the free cells at
 # no cost; an entry is the depth at which its first blank region is reached) and the
 # blank-ignoring one (a pattern tile moves into any adjacent free cell), named by a suffix.
@@ -327,74 +332,6 @@ class KernelHeuristic(NamedTuple):
     lookup_refl: np.ndarray
 
 
-def tile_cost_table(base: str, size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, int]:
-    """Per-tile cost table and scale for ``manhattan``, ``misplaced`` and ``euclidean``."""
-    n = size * size
-    cost = np.zeros((n, n), dtype=np.int32)
-    scale = EUCLID_SCALE if base == "euclidean" else 1
-    if base == "pdb":
-        return cost, 1
-    for cell_goal, tile in enumerate(goal):
-        if tile == 0:
-            continue
-        gr, gc = divmod(cell_goal, size)
-        for cell in range(n):
-            r, c = divmod(cell, size)
-            if base == "misplaced":
-                cost[tile, cell] = cell != cell_goal
-            elif base == "euclidean":
-                cost[tile, cell] = math.floor(math.hypot(r - gr, c - gc) * scale)
-            else:
-                cost[tile, cell] = abs(r - gr) + abs(c - gc)
-    return cost, scale
-
-
-def line_conflict_table(size: int) -> np.ndarray:
-    """``uint8[(n+1)^n]``: for each line content code, 2 x (own tiles - longest in-order run)."""
-    base = size + 1
-    table = np.zeros(base ** size, dtype=np.uint8)
-    for code in range(base ** size):
-        digits, c = [], code
-        for _ in range(size):
-            digits.append(c % base)
-            c //= base
-        own = [d - 1 for d in digits if d > 0]
-        if len(set(own)) != len(own):
-            continue  # impossible content: two tiles with one goal slot
-        lis = [1] * len(own)  # longest increasing subsequence, quadratic is plenty here
-        for i in range(len(own)):
-            for j in range(i):
-                if own[j] < own[i]:
-                    lis[i] = max(lis[i], lis[j] + 1)
-        table[code] = 2 * (len(own) - max(lis, default=0))
-    return table
-
-
-def line_codes(size: int, goal: tuple[int, ...]) -> np.ndarray:
-    """``int32[2n + 2, N]``: code of each tile in each row line, then each column line;
-    then the tile's goal place in row-major order and in column-major order."""
-    n = size * size
-    codes = np.zeros((2 * size + 2, n), dtype=np.int32)
-    for cell_goal, tile in enumerate(goal):
-        if tile == 0:
-            continue
-        gr, gc = divmod(cell_goal, size)
-        codes[gr, tile] = 1 + gc
-        codes[size + gc, tile] = 1 + gr
-        codes[2 * size, tile] = cell_goal
-        codes[2 * size + 1, tile] = gc * size + gr
-    return codes
-
-
-def reflection(size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Tile relabelling and cell map of the main-diagonal reflection for ``goal``."""
-    n = size * size
-    cell = np.array([transpose_cell(c, size) for c in range(n)], dtype=np.int8)
-    goal_pos = {t: c for c, t in enumerate(goal)}
-    tile = np.array([goal[cell[goal_pos[t]]] for t in range(n)], dtype=np.int8)
-    return tile, cell
-
-
 def expected_table_size(size: int, group: tuple[int, ...]) -> int:
     """Entries of the table of ``group`` on a ``size`` board."""
     return placement_count(size * size, len(group))
@@ -477,11 +414,14 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
         padded.append(view)
     terms = term_masks(spec.bases)
     use_wd = any(b in WALKING for b in spec.bases)
-    return KernelHeuristic(cost, scale, "linear-conflict" in spec.bases, line_codes(size, goal),
-                           line_conflict_table(size), len(spec.groups), tile_group, group_tiles,
-                           group_k, tuple(padded), spec.reflect, refl_tile, refl_cell, terms,
-                           len(spec.bases), use_wd, *walk_arrays(size, goal, use_wd),
-                           n_lookups, lookup_group, lookup_refl)
+    walk = walk_arrays(size, goal, use_wd)
+    return KernelHeuristic(tile_cost=cost, scale=scale, use_lc="linear-conflict" in spec.bases,
+                           lc_code=line_codes(size, goal), lc_table=line_conflict_table(size),
+                           n_groups=len(spec.groups), tile_group=tile_group, group_tiles=group_tiles, group_k=group_k,
+                           tables=tuple(padded), reflect=spec.reflect, refl_tile=refl_tile, refl_cell=refl_cell,
+                           terms=terms, n_terms=len(spec.bases), use_wd=use_wd, goal_row=walk.goal_row,
+                           goal_col=walk.goal_col, wd_link_v=walk.link_v, wd_link_h=walk.link_h, wd_v=walk.v,
+                           wd_h=walk.h, n_lookups=n_lookups, lookup_group=lookup_group, lookup_refl=lookup_refl)
 
 
 def lookup_arrays(spec: HeuristicSpec, n: int, refl_tile: np.ndarray) -> tuple:
@@ -504,29 +444,3 @@ def term_masks(bases: tuple[str, ...]) -> np.ndarray:
     masks = np.zeros(MAX_TERMS, dtype=np.int64)
     masks[: len(bases)] = [bits.get(b, TERM_TILES) for b in bases]
     return masks
-
-
-def walk_arrays(size: int, goal: tuple[int, ...], use: bool) -> tuple:
-    """Goal rows and columns, link tables and pattern tables of walking distance.
-
-    Unused walking distance still gets arrays of the same types (one numba signature).
-    """
-    n = size * size
-    goal_row = np.zeros(n, dtype=np.int64)
-    goal_col = np.zeros(n, dtype=np.int64)
-    for cell, tile in enumerate(goal):
-        goal_row[tile], goal_col[tile] = divmod(cell, size)
-    if use:
-        v, h = (walk_table(size, line) for line in divmod(goal.index(0), size))
-    else:
-        v = h = _NO_WALK
-    return goal_row, goal_col, v.link, h.link, (v.codes, v.ids, v.dist), (h.codes, h.ids, h.dist)
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
-
-
-_NO_WALK = WalkTable(_read_only(np.zeros(1, np.int64)), _read_only(np.zeros(1, np.int32)),
-                     _read_only(np.full(1, -1, np.int32)), _read_only(np.zeros(1, np.uint8)))

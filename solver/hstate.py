@@ -69,13 +69,18 @@ def group_value(pos, g, group_tiles, group_k, table, refl_tile, refl_cell, refle
 
 
 @inline_kernel
+def line_cells(line, size):
+    """The first cell and the stride of a row (``line < size``) or a column."""
+    if line < size:
+        return line * size, 1
+    return line - size, size
+
+
+@inline_kernel
 def line_key(tiles, line, size, lc_code):
     """The key of one row (``line < size``) or column: per cell along it, base n + 1, the
     digit ``lc_code`` gives its tile in this line."""
-    if line < size:
-        start, step = line * size, 1
-    else:
-        start, step = line - size, size
+    start, step = line_cells(line, size)
     code = 0
     mult = 1
     for i in range(size):
@@ -262,46 +267,27 @@ def pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 
 @inline_kernel
 def h_init(tiles, pos, size, H, rows, d):
-    """Fill ``rows[d]`` for the board from scratch and return the heuristic value."""
-    tile_cost = H.tile_cost
-    scale = H.scale
-    use_lc = H.use_lc
-    lc_code = H.lc_code
-    lc_table = H.lc_table
-    n_groups = H.n_groups
-    group_tiles = H.group_tiles
-    group_k = H.group_k
-    tables = H.tables
-    refl_tile = H.refl_tile
-    refl_cell = H.refl_cell
-    terms = H.terms
-    n_terms = H.n_terms
-    use_wd = H.use_wd
-    goal_row = H.goal_row
-    goal_col = H.goal_col
-    wd_v = H.wd_v
-    wd_h = H.wd_h
-    n_lookups = H.n_lookups
-    lookup_group = H.lookup_group
-    lookup_refl = H.lookup_refl
+    """Fill ``rows[d]`` for the board from scratch and return the heuristic value (once a
+    search or root: ``H`` is read by field where needed, not into locals)."""
     row = rows[d]
     row[:] = 0
     for t in range(1, tiles.shape[0]):
-        row[HS_TILES] += tile_cost[t, pos[t]]
-    if use_lc:
+        row[HS_TILES] += H.tile_cost[t, pos[t]]
+    if H.use_lc:
         for line in range(2 * size):
-            v = line_value(tiles, line, size, lc_code, lc_table)
+            v = line_value(tiles, line, size, H.lc_code, H.lc_table)
             row[HS_LINE0 + line] = v
             row[HS_LC] += v
-    pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, n_lookups, lookup_group,
-             lookup_refl)
-    if use_wd:
-        row[HS_WD_V] = wd_pattern(tiles, size, goal_row, False, wd_v[0], wd_v[1], wd_v[2])
-        row[HS_WD_H] = wd_pattern(tiles, size, goal_col, True, wd_h[0], wd_h[1], wd_h[2])
-        if has_term(terms, n_terms, TERM_ID):
-            row[HS_ID_V] = with_distance(inversions(tiles, size, lc_code, False), size)
-            row[HS_ID_H] = with_distance(inversions(tiles, size, lc_code, True), size)
-    return h_of_row(row, scale, n_lookups, terms, n_terms)
+    pdb_init(row, pos, H.n_groups, H.group_tiles, H.group_k, H.tables, H.refl_tile, H.refl_cell, H.n_lookups,
+             H.lookup_group, H.lookup_refl)
+    if H.use_wd:
+        wd_v, wd_h = H.wd_v, H.wd_h
+        row[HS_WD_V] = wd_pattern(tiles, size, H.goal_row, False, wd_v[0], wd_v[1], wd_v[2])
+        row[HS_WD_H] = wd_pattern(tiles, size, H.goal_col, True, wd_h[0], wd_h[1], wd_h[2])
+        if has_term(H.terms, H.n_terms, TERM_ID):
+            row[HS_ID_V] = with_distance(inversions(tiles, size, H.lc_code, False), size)
+            row[HS_ID_H] = with_distance(inversions(tiles, size, H.lc_code, True), size)
+    return h_of_row(row, H.scale, H.n_lookups, H.terms, H.n_terms)
 
 
 @inline_kernel

@@ -34,6 +34,8 @@ The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idast
 below the roots of a split search.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .deepening import MAX_DEPTH, MAX_ITERATIONS, NO_BOUND, deepening, outputs
@@ -65,6 +67,39 @@ from .successors import (
     tile_deltas,
     write_path,
 )
+
+
+class Node(NamedTuple):
+    """A node :func:`contour` searches below, with the arrays it works in: the start
+    (:func:`search_start`) or a split search's root (:func:`solver.subtrees._subtrees`)."""
+
+    tiles: np.ndarray    # int64[N] the board, 0 = blank
+    pos: np.ndarray      # int64[N] cell of each tile
+    size: int            # board width n
+    g0: int              # the node's depth
+    last: int            # the move that made it (-1: none)
+    q0: int              # its automaton state
+    goal_pos: np.ndarray  # int64[N] goal cell of each tile
+    lists: np.ndarray    # successor lists (:func:`solver.successors.successor_lists`)
+    H: tuple             # the heuristic (:class:`solver.heuristics.KernelHeuristic`)
+    rows: np.ndarray     # int64[MAX_DEPTH + 1, HS_LEN] heuristic parts per depth, ``rows[0]`` the node's
+    parts: np.ndarray    # int64[PARTS_LEN] a child's parts, as worked out
+    ranks: np.ndarray    # int64[RANKS_LEN] the children's table indices
+    st_pos: np.ndarray   # uint64[MAX_DEPTH + 1] per depth, the position in the parent's list
+    st_q: np.ndarray     # int64[MAX_DEPTH + 1] per depth, the automaton state
+    path: np.ndarray     # int8[MAX_DEPTH] the moves below the node to a goal found
+    fsm: np.ndarray      # int32[S * 4] pruning automaton, read if ``use_fsm``
+    use_fsm: bool
+    goal: np.ndarray     # int64[N] the goal board (what a plugin heuristic is given)
+
+
+class Search(NamedTuple):
+    """What :func:`contour` takes: the node, and a plugin heuristic to call if ``use_plug``."""
+
+    node: Node
+    plug: object
+    use_plug: bool
+
 
 RANKS_STRIDE = 4  # per depth: a table index for each of up to 4 moves
 RANKS_LEN = (MAX_DEPTH + 1) * RANKS_STRIDE
@@ -280,12 +315,9 @@ def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     """One depth-first contour of :func:`_idastar` below a node at depth ``g0``, in the form
     :func:`solver.deepening.deepening` takes.
 
-    ``ctx`` is ``(node, plug, use_plug)``, ``node`` the tuple :func:`search_start` makes (the
-    start) or :func:`solver.subtrees._subtrees` (a root): ``tiles``/``pos`` show the node,
-    ``rows[0]`` holds its heuristic parts, ``last`` is the move that made it (-1 at the start)
-    and ``q0`` its automaton state; ``ranks`` (int64[RANKS_LEN]) is room for the children's
-    table indices. Children of the node and below are generated and counted as in the serial
-    search; the node itself is not.
+    ``ctx`` is a :class:`Search`, its ``node`` a :class:`Node` made by :func:`search_start`
+    (the start) or :func:`solver.subtrees._subtrees` (a root). Children of the node and
+    below are generated and counted as in the serial search; the node itself is not.
 
     With a reflected pattern database the mirror lookup is made only when it can matter:
     not for a child that the regular sum already cuts off with an f no smaller than the
@@ -303,9 +335,25 @@ def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     cost : int64      moves below the node to the goal (``path[:cost]``) when SOLVED
     check_at : int64  the next limit check
     """
-    node, plug, use_plug = ctx
-    tiles, pos, size, g0, last, q0, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, \
-        goal = node
+    node = ctx.node
+    plug = ctx.plug
+    use_plug = ctx.use_plug
+    tiles = node.tiles
+    pos = node.pos
+    size = node.size
+    g0 = node.g0
+    goal_pos = node.goal_pos
+    lists = node.lists
+    H = node.H
+    rows = node.rows
+    parts = node.parts
+    ranks = node.ranks
+    st_pos = node.st_pos
+    st_q = node.st_q
+    path = node.path
+    fsm = node.fsm
+    use_fsm = node.use_fsm
+    goal = node.goal
     tile_cost = H.tile_cost
     scale = H.scale
     use_lc = H.use_lc
@@ -332,8 +380,8 @@ def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
-    q = q0
-    p = list_start(b, last)
+    q = node.q0
+    p = list_start(b, node.last)
     if n_groups > 0:
         plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                       ranks, 0)
@@ -441,8 +489,8 @@ def _idastar(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm):
     bounds, iter_nodes : int64[MAX_ITERATIONS]  bound and nodes generated per iteration
     n_iter, h0 : int64
     """
-    ctx, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
-    return _deepen((ctx, no_plugin, False), h0, limits, path, bounds, iter_nodes)
+    node, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
+    return _deepen(Search(node=node, plug=no_plugin, use_plug=False), h0, limits, path, bounds, iter_nodes)
 
 
 @kernel
@@ -454,19 +502,17 @@ def no_plugin(tiles, goal):
 @inline_kernel
 def idastar_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug):
     """:func:`_idastar` with h at least ``plug(tiles, goal)`` (a plugin heuristic in a ``max``)."""
-    ctx, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
-    start, goal = ctx[0], ctx[-1]  # the boards, as the contour passes them to plug
-    hp = plug(start, goal)
+    node, h0, path, bounds, iter_nodes = search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm)
+    hp = plug(node.tiles, node.goal)  # the boards, as the contour passes them to plug
     if hp < 0:
         return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
-    return _deepen((ctx, plug, True), max(h0, hp), limits, path, bounds, iter_nodes)
+    return _deepen(Search(node=node, plug=plug, use_plug=True), max(h0, hp), limits, path, bounds, iter_nodes)
 
 
 @kernel
 def search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm):
-    """What the search of :func:`_idastar` starts from: the context :func:`contour` takes
-    without its last two items (the plugin and whether to call it), h of the start and the
-    output arrays."""
+    """What the search of :func:`_idastar` starts from: the start's :class:`Node`, h of the
+    start and the output arrays."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
@@ -480,8 +526,16 @@ def search_start(tiles8, size, goal_pos, nbr, H, fsm, use_fsm):
     st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
-    goal = np.empty(n, dtype=np.int64)
-    for t in range(n):
+    node = Node(tiles=tiles, pos=pos, size=size, g0=0, last=-1, q0=0, goal_pos=goal_pos, lists=lists, H=H, rows=rows,
+                parts=parts, ranks=ranks, st_pos=st_pos, st_q=st_q, path=path, fsm=fsm, use_fsm=use_fsm,
+                goal=goal_board(goal_pos))
+    return node, h0, path, bounds, iter_nodes
+
+
+@inline_kernel
+def goal_board(goal_pos):
+    """int64[N]: the goal board, from each tile's goal cell."""
+    goal = np.empty(goal_pos.shape[0], dtype=np.int64)
+    for t in range(goal_pos.shape[0]):
         goal[goal_pos[t]] = t
-    ctx = (tiles, pos, size, 0, -1, 0, goal_pos, lists, H, rows, parts, ranks, st_pos, st_q, path, fsm, use_fsm, goal)
-    return ctx, h0, path, bounds, iter_nodes
+    return goal

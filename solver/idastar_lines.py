@@ -2,7 +2,7 @@
 
 The same search as :func:`solver.idastar._idastar_tiles` (successor lists, the goal test
 at generation within the bound, the root counted once), with h = Manhattan distance plus
-each row's and column's conflicts (:func:`solver.heuristics.line_conflict_table`). Every
+each row's and column's conflicts (:func:`solver.htables.line_conflict_table`). Every
 line has a key, the code that table is indexed by: per cell of the line, base n + 1, 0 when
 the cell's tile belongs to another line, else 1 + its goal place along this one. A move
 changes the keys of at most two lines and the conflicts of at most one: a tile leaving or
@@ -14,6 +14,8 @@ is its parent's plus a Manhattan delta and two reads of the conflict table, and 
 and the keys are touched only for children within the bound (undone when the search backs
 up). ``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -115,26 +117,53 @@ def line_steps(nbr8, size, tile_cost, lc_code):
     return steps
 
 
+class LinesSearch(NamedTuple):
+    """What the contour of :func:`_idastar_lines` takes."""
+
+    tiles: np.ndarray     # uint64[N] the board the search stands on, 0 = blank
+    blank0: int           # the start's blank cell
+    h_root: int           # h of the start
+    keys: np.ndarray      # int64[2n] the line keys of the node the search stands on
+    lc_table: np.ndarray  # uint8[(n+1)^n] a line's conflicts by its key
+    lists: np.ndarray     # successor lists (:func:`solver.successors.successor_lists`)
+    steps: np.ndarray     # what a move changes (:func:`line_steps`)
+    goal_pos: np.ndarray  # int64[N] goal cell of each tile
+    st_pos: np.ndarray    # uint64[MAX_DEPTH + 1] per depth, the position in the parent's list
+    st_h: np.ndarray      # int64[MAX_DEPTH + 1] per depth, h
+    st_q: np.ndarray      # int64[MAX_DEPTH + 1] per depth, the automaton state
+    path: np.ndarray      # int8[MAX_DEPTH] the moves to a goal found
+    fsm: np.ndarray       # int32[S * 4] pruning automaton
+
+
 def line_contour(use_fsm: bool):
     """The contour of :func:`_idastar_lines`, with automaton pruning or without it (a
     constant, so the copy for parent pruning compiles without the automaton)."""
 
     @inline_kernel
     def contour_lines(ctx, bound, generated, expanded, check_at, limits, deadline):
-        """One contour below the start, in the form :func:`solver.deepening.deepening` takes;
-        ``keys`` (int64[2n]) holds the keys of the node the search stands on, ``st_h`` each
-        depth's h."""
-        tiles, blank0, h_root, keys, lc_table, lists, steps, goal_pos, st_pos, st_h, st_q, path, fsm = ctx
+        """One contour below the start, in the form :func:`solver.deepening.deepening` takes
+        (``ctx``: a :class:`LinesSearch`)."""
+        tiles = ctx.tiles
+        keys = ctx.keys
+        lc_table = ctx.lc_table
+        lists = ctx.lists
+        steps = ctx.steps
+        goal_pos = ctx.goal_pos
+        st_pos = ctx.st_pos
+        st_h = ctx.st_h
+        st_q = ctx.st_q
+        path = ctx.path
+        fsm = ctx.fsm
         n4 = np.uint64(tiles.shape[0] * 4)
         # f > bound  <=>  h > room, with room = bound - d - 1; the next bound is the bound plus
         # the least excess h - room of a cut-off child
         min_excess = np.int64(NO_BOUND)
         room = bound - 1
         d = 0
-        b = np.uint64(blank0)
-        h_cur = h_root
+        b = np.uint64(ctx.blank0)
+        h_cur = ctx.h_root
         q = np.int64(0)
-        p = list_start(blank0, -1)
+        p = list_start(ctx.blank0, -1)
         while True:
             code = lists[p]
             if code == LIST_END:  # all children tried: back up
@@ -229,7 +258,7 @@ def _idastar_lines(tiles8, size, goal_pos, nbr8, tile_cost, lc_code, lc_table, l
     nbr8 : int8[N, 4]         neighbour table, -1 off the board
     tile_cost : int32[N, N]   Manhattan distance of tile t on cell c
     lc_code : int32[2n + 2, N]  each tile's digit in each line's key, then its goal place
-                              (:func:`solver.heuristics.line_codes`)
+                              (:func:`solver.htables.line_codes`)
     lc_table : uint8[(n+1)^n] a line's conflicts by its key
     limits : int64[LIMITS_LEN]  node budget and time limit (:mod:`solver.limits`)
     fsm : int32[S * 4]        pruning automaton (:mod:`solver.fsm`), read if ``use_fsm``
@@ -256,7 +285,8 @@ def _idastar_lines(tiles8, size, goal_pos, nbr8, tile_cost, lc_code, lc_table, l
     for line in range(2 * size):
         keys[line] = line_key(tiles, line, size, lc_code)
         h_root += lc_table[keys[line]]
-    ctx = (tiles, blank0, h_root, keys, lc_table, lists, steps, goal_pos, st_pos, st_h, st_q, path, fsm)
+    ctx = LinesSearch(tiles=tiles, blank0=blank0, h_root=h_root, keys=keys, lc_table=lc_table, lists=lists,
+                      steps=steps, goal_pos=goal_pos, st_pos=st_pos, st_h=st_h, st_q=st_q, path=path, fsm=fsm)
     if use_fsm:
         return _deepen_fsm(ctx, h_root, limits, path, bounds, iter_nodes)
     return _deepen_parent(ctx, h_root, limits, path, bounds, iter_nodes)

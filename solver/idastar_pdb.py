@@ -12,6 +12,8 @@ than the caches the mirror lookups are too (:func:`mirrors_early`).
 ``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
@@ -45,6 +47,29 @@ def mirrors_early(H) -> bool:
     return bool(H.reflect) and max(table.nbytes for table in H.tables[:H.n_groups]) > CACHED_TABLE_BYTES
 
 
+class PdbSearch(NamedTuple):
+    """What :func:`_contour` takes (:func:`pdb_start` makes it)."""
+
+    tiles: np.ndarray     # int64[N] the board the search stands on, 0 = blank
+    pos: np.ndarray       # int64[N] cell of each tile
+    goal_pos: np.ndarray  # int64[N] goal cell of each tile
+    lists: np.ndarray     # successor lists (:func:`solver.successors.successor_lists`)
+    H: tuple              # the heuristic (:class:`solver.heuristics.KernelHeuristic`)
+    addr: np.ndarray      # each group's table address (:func:`solver.memory.table_addresses`)
+    early_mirrors: bool   # plan and prefetch the mirror lookups with the regular ones
+    vals: np.ndarray      # int64[MAX_DEPTH + 1, groups] each depth's group values ...
+    rvals: np.ndarray     # ... and reflected values
+    sums: np.ndarray      # int64[MAX_DEPTH + 1] each depth's sum of group values ...
+    rsums: np.ndarray     # ... and of reflected values
+    ranks: np.ndarray     # int64[RANKS_LEN] the children's table indices ...
+    rranks: np.ndarray    # ... and their mirrors' (with ``early_mirrors``)
+    st_pos: np.ndarray    # uint64[MAX_DEPTH + 1] per depth, the position in the parent's list
+    st_q: np.ndarray      # int64[MAX_DEPTH + 1] per depth, the automaton state
+    path: np.ndarray      # int8[MAX_DEPTH] the moves to a goal found
+    fsm: np.ndarray       # int32[S * 4] pruning automaton, read if ``use_fsm``
+    use_fsm: bool
+
+
 @inline_kernel
 def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, reflected, values):
     """Each group's value for the board (``reflected``: of its mirror image) into
@@ -60,12 +85,31 @@ def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 @inline_kernel
 def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     """One depth-first contour below the root, as :func:`solver.idastar.contour`, in the form
-    :func:`solver.deepening.deepening` takes; in ``ctx``, ``vals``/``rvals``
-    (int64[MAX_DEPTH + 1, groups]) and ``sums``/``rsums`` hold each depth's group values and
-    sums, regular and reflected; ``addr`` has each group's table address
-    (:func:`solver.hstate.table_addresses`)."""
-    tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early_mirrors, \
-        refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm = ctx
+    :func:`solver.deepening.deepening` takes; ``ctx`` is a :class:`PdbSearch`."""
+    tiles = ctx.tiles
+    pos = ctx.pos
+    goal_pos = ctx.goal_pos
+    lists = ctx.lists
+    n_groups = ctx.H.n_groups
+    tile_group = ctx.H.tile_group
+    group_tiles = ctx.H.group_tiles
+    group_k = ctx.H.group_k
+    reflect = ctx.H.reflect
+    refl_tile = ctx.H.refl_tile
+    refl_cell = ctx.H.refl_cell
+    addr = ctx.addr
+    early_mirrors = ctx.early_mirrors
+    vals = ctx.vals
+    rvals = ctx.rvals
+    sums = ctx.sums
+    rsums = ctx.rsums
+    ranks = ctx.ranks
+    rranks = ctx.rranks
+    st_pos = ctx.st_pos
+    st_q = ctx.st_q
+    path = ctx.path
+    fsm = ctx.fsm
+    use_fsm = ctx.use_fsm
     next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
@@ -171,36 +215,36 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     or automaton pruning; arguments and returns as :func:`solver.idastar._idastar`.
     ``early_mirrors`` (with ``+reflect``): compute and prefetch the mirror lookups of a
     node's children with the regular ones (:func:`mirrors_early`)."""
-    n_groups = H.n_groups
-    tile_group = H.tile_group
-    group_tiles = H.group_tiles
-    group_k = H.group_k
-    tables = H.tables
-    reflect = H.reflect
-    refl_tile = H.refl_tile
-    refl_cell = H.refl_cell
+    ctx, h0, bounds, iter_nodes = pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors)
+    return _deepen(ctx, h0, limits, ctx.path, bounds, iter_nodes)
+
+
+@inline_kernel
+def pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors):
+    """What a PDB search starts from: its :class:`PdbSearch`, h of the start (the larger of
+    the sum and, with ``+reflect``, the mirror's sum) and the bounds and iteration arrays;
+    arguments as :func:`_idastar_pdb`."""
     n = tiles8.shape[0]
     tiles = tiles8.astype(np.int64)
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
         pos[tiles[c]] = c
-    lists = successor_lists(nbr)
-    vals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
-    rvals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
+    vals = np.zeros((MAX_DEPTH + 1, max(H.n_groups, 1)), dtype=np.int64)
+    rvals = np.zeros((MAX_DEPTH + 1, max(H.n_groups, 1)), dtype=np.int64)
     sums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     rsums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    rranks = np.zeros(RANKS_LEN, dtype=np.int64)
     path, bounds, iter_nodes = outputs()
-    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
-    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    sums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, False, vals[0])
+    sums[0] = _start_values(pos, H.n_groups, H.group_tiles, H.group_k, H.tables, H.refl_tile, H.refl_cell, False,
+                            vals[0])
     h0 = sums[0]
-    if reflect:
-        rsums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, True, rvals[0])
+    if H.reflect:
+        rsums[0] = _start_values(pos, H.n_groups, H.group_tiles, H.group_k, H.tables, H.refl_tile, H.refl_cell, True,
+                                 rvals[0])
         h0 = max(h0, rsums[0])
-    early = early_mirrors and reflect
-    addr = table_addresses(tables)
-    ctx = (tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early, refl_tile,
-           refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm)
-    return _deepen(ctx, h0, limits, path, bounds, iter_nodes)
+    early = early_mirrors and H.reflect  # out of the call: numba takes no control flow among keywords
+    ctx = PdbSearch(tiles=tiles, pos=pos, goal_pos=goal_pos, lists=successor_lists(nbr), H=H,
+                    addr=table_addresses(H.tables), early_mirrors=early, vals=vals,
+                    rvals=rvals, sums=sums, rsums=rsums, ranks=np.zeros(RANKS_LEN, dtype=np.int64),
+                    rranks=np.zeros(RANKS_LEN, dtype=np.int64), st_pos=np.zeros(MAX_DEPTH + 1, dtype=np.uint64),
+                    st_q=np.zeros(MAX_DEPTH + 1, dtype=np.int64), path=path, fsm=fsm, use_fsm=use_fsm)
+    return ctx, h0, bounds, iter_nodes

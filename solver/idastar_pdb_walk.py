@@ -16,15 +16,17 @@ caches (:func:`solver.idastar_pdb.mirrors_early`). ``fsm`` prunes move strings
 (:mod:`solver.fsm`) when ``use_fsm`` is set.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
-from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
+from .deepening import MAX_DEPTH, NO_BOUND, deepening
 from .hstate import WD_MASK, group_rank, slide
-from .idastar import RANKS_LEN, RANKS_STRIDE, plan_children
-from .idastar_pdb import _start_values
+from .idastar import RANKS_STRIDE, plan_children
+from .idastar_pdb import PdbSearch, pdb_start
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
-from .memory import byte_at, table_addresses
+from .memory import byte_at
 from .status import RUNNING, SOLVED, TOO_DEEP
 from .successors import (
     LIST_END,
@@ -33,22 +35,57 @@ from .successors import (
     is_goal,
     list_start,
     move_of,
-    successor_lists,
     target_of,
     write_path,
 )
 from .walking import WD_BITS
 
 
+class PdbWalkSearch(NamedTuple):
+    """What :func:`_contour` takes: a PDB search's context and walking distance's."""
+
+    pdb: PdbSearch
+    step: np.ndarray  # int64[N * 4] as :func:`solver.idastar_walk._idastar_walk` takes it
+    row: np.uint64    # a link table's row length (2n)
+    wv: np.ndarray    # int64[MAX_DEPTH + 1] each depth's vertical ...
+    wh: np.ndarray    # ... and horizontal axis pattern
+
+
 @inline_kernel
 def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     """One depth-first contour below the root, as :func:`solver.idastar.contour`, in the form
-    :func:`solver.deepening.deepening` takes; ``ctx`` as in :func:`solver.idastar_pdb._contour`
-    with ``wv``/``wh`` (int64[MAX_DEPTH + 1]), each depth's axis patterns, and ``step``,
-    ``wd_link_v``, ``wd_link_h`` and ``row`` as :func:`solver.idastar_walk.contour_walk` reads them."""
-    tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early_mirrors, \
-        refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm, \
-        step, wd_link_v, wd_link_h, row, wv, wh = ctx
+    :func:`solver.deepening.deepening` takes; ``ctx`` is a :class:`PdbWalkSearch`."""
+    pdb = ctx.pdb
+    tiles = pdb.tiles
+    pos = pdb.pos
+    goal_pos = pdb.goal_pos
+    lists = pdb.lists
+    n_groups = pdb.H.n_groups
+    tile_group = pdb.H.tile_group
+    group_tiles = pdb.H.group_tiles
+    group_k = pdb.H.group_k
+    reflect = pdb.H.reflect
+    refl_tile = pdb.H.refl_tile
+    refl_cell = pdb.H.refl_cell
+    wd_link_v = pdb.H.wd_link_v
+    wd_link_h = pdb.H.wd_link_h
+    addr = pdb.addr
+    early_mirrors = pdb.early_mirrors
+    vals = pdb.vals
+    rvals = pdb.rvals
+    sums = pdb.sums
+    rsums = pdb.rsums
+    ranks = pdb.ranks
+    rranks = pdb.rranks
+    st_pos = pdb.st_pos
+    st_q = pdb.st_q
+    path = pdb.path
+    fsm = pdb.fsm
+    use_fsm = pdb.use_fsm
+    step = ctx.step
+    row = ctx.row
+    wv = ctx.wv
+    wh = ctx.wh
     next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
@@ -169,44 +206,10 @@ def _idastar_pdb_walk(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, earl
     parent or automaton pruning; arguments as :func:`solver.idastar_pdb._idastar_pdb`, and
     ``size``, ``step``, ``v0``, ``h0`` as :func:`solver.idastar_walk._idastar_walk` takes them (the
     link tables are ``H``'s); returns as :func:`solver.idastar._idastar`."""
-    n_groups = H.n_groups
-    tile_group = H.tile_group
-    group_tiles = H.group_tiles
-    group_k = H.group_k
-    tables = H.tables
-    reflect = H.reflect
-    refl_tile = H.refl_tile
-    refl_cell = H.refl_cell
-    wd_link_v = H.wd_link_v
-    wd_link_h = H.wd_link_h
-    n = tiles8.shape[0]
-    tiles = tiles8.astype(np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        pos[tiles[c]] = c
-    lists = successor_lists(nbr)
-    vals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
-    rvals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
-    sums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    rsums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    pdb, hr, bounds, iter_nodes = pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors)
     wv = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     wh = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    rranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    path, bounds, iter_nodes = outputs()
-    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
-    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    sums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, False, vals[0])
-    hr = sums[0]
-    if reflect:
-        rsums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, True, rvals[0])
-        hr = max(hr, rsums[0])
     wv[0], wh[0] = v0, h0
     hr = max(hr, (v0 & WD_MASK) + (h0 & WD_MASK))
-    early = early_mirrors and reflect
-    addr = table_addresses(tables)
-    row = np.uint64(2 * size)
-    ctx = (tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early, refl_tile,
-           refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm,
-           step, wd_link_v, wd_link_h, row, wv, wh)
-    return _deepen(ctx, hr, limits, path, bounds, iter_nodes)
+    ctx = PdbWalkSearch(pdb=pdb, step=step, row=np.uint64(2 * size), wv=wv, wh=wh)
+    return _deepen(ctx, hr, limits, pdb.path, bounds, iter_nodes)

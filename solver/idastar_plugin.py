@@ -10,6 +10,8 @@ the plugin's incremental form (``use_step``) a child's h is ``step(tiles, goal, 
 parent, tile, source, target)`` instead, the parents' h kept per depth.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
@@ -28,14 +30,46 @@ from .successors import (
 )
 
 
+class PluginSearch(NamedTuple):
+    """What :func:`contour_plugin` takes (the arguments of :func:`plugin_only_search`, the
+    goal board and the stack)."""
+
+    tiles: np.ndarray     # int64[N] the board the search stands on, 0 = blank
+    blank: int            # the start's blank cell
+    goal: np.ndarray      # int64[N] the goal board, handed to the plugin
+    goal_pos: np.ndarray  # int64[N] goal cell of each tile
+    lists: np.ndarray     # successor lists (:func:`solver.successors.successor_lists`)
+    st_pos: np.ndarray    # uint64[MAX_DEPTH + 1] per depth, the position in the parent's list
+    st_q: np.ndarray      # int64[MAX_DEPTH + 1] per depth, the automaton state
+    path: np.ndarray      # int8[MAX_DEPTH] the moves to a goal found
+    fsm: np.ndarray
+    use_fsm: bool
+    plug: object
+    step: object
+    use_step: bool
+    hs: np.ndarray        # int64[MAX_DEPTH + 1] h of each node on the path
+
+
 @inline_kernel
 def contour_plugin(ctx, bound, generated, expanded, check_at, limits, deadline):
-    """One contour below the start (``tiles``, blank on ``blank``), in the form
-    :func:`solver.deepening.deepening` takes."""
-    tiles, blank, goal, goal_pos, lists, st_pos, st_q, path, fsm, use_fsm, plug, step, use_step, hs = ctx
+    """One contour below the start, in the form :func:`solver.deepening.deepening` takes
+    (``ctx``: a :class:`PluginSearch`)."""
+    tiles = ctx.tiles
+    goal = ctx.goal
+    goal_pos = ctx.goal_pos
+    lists = ctx.lists
+    st_pos = ctx.st_pos
+    st_q = ctx.st_q
+    path = ctx.path
+    fsm = ctx.fsm
+    use_fsm = ctx.use_fsm
+    plug = ctx.plug
+    step = ctx.step
+    use_step = ctx.use_step
+    hs = ctx.hs
     next_bound = np.int64(NO_BOUND)
     d = 0
-    b = np.int64(blank)
+    b = np.int64(ctx.blank)
     q = np.int64(0)
     p = list_start(b, -1)
     while True:
@@ -127,5 +161,6 @@ def plugin_only_search(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step, 
     hs[0] = h0
     if h0 < 0:
         return BAD_HEURISTIC, path, 0, np.int64(1), np.int64(0), bounds, iter_nodes, 0, h0
-    ctx = (tiles, blank, goal, goal_pos, lists, st_pos, st_q, path, fsm, use_fsm, plug, step, use_step, hs)
+    ctx = PluginSearch(tiles=tiles, blank=blank, goal=goal, goal_pos=goal_pos, lists=lists, st_pos=st_pos, st_q=st_q,
+                       path=path, fsm=fsm, use_fsm=use_fsm, plug=plug, step=step, use_step=use_step, hs=hs)
     return _deepen(ctx, h0, limits, path, bounds, iter_nodes)

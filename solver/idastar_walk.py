@@ -11,6 +11,8 @@ the moved tile passes) and takes the larger of its walking and inversion distanc
 in the lists.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
@@ -33,19 +35,64 @@ from .walking import WD_BITS
 WD_MASK = (1 << WD_BITS) - 1
 
 
+class WalkSearch(NamedTuple):
+    """What :func:`contour_walk` takes (the arguments of :func:`_idastar_walk`, the start's
+    inversion counts and the stack)."""
+
+    tiles: np.ndarray     # uint64[N] the board the search stands on, 0 = blank
+    blank0: int           # the start's blank cell
+    v0: int               # the start's vertical ...
+    h0: int               # ... and horizontal axis pattern
+    iv0: int              # the start's vertical ...
+    ih0: int              # ... and horizontal inversion count (with ``use_id``)
+    size: int
+    goal_pos: np.ndarray
+    lists: np.ndarray     # successor lists (:func:`solver.successors.successor_lists`)
+    step: np.ndarray
+    link_v: np.ndarray
+    link_h: np.ndarray
+    lc_code: np.ndarray
+    use_id: bool
+    fsm: np.ndarray
+    use_fsm: bool
+    st_pos: np.ndarray    # uint64[MAX_DEPTH + 1] per depth, the position in the parent's list
+    st_v: np.ndarray      # int64[MAX_DEPTH + 1] per depth, the vertical ...
+    st_h: np.ndarray      # ... and horizontal axis pattern,
+    st_q: np.ndarray      # the automaton state,
+    st_iv: np.ndarray     # the vertical ...
+    st_ih: np.ndarray     # ... and horizontal inversion count
+    path: np.ndarray      # int8[MAX_DEPTH] the moves to a goal found
+
+
 @inline_kernel
 def contour_walk(ctx, bound, generated, expanded, check_at, limits, deadline):
-    """One contour below the start, in the form :func:`solver.deepening.deepening` takes;
-    the stack keeps each depth's axis patterns (``st_v``, ``st_h``) and inversion counts."""
-    tiles, blank0, v0, h0, iv0, ih0, size, goal_pos, lists, step, link_v, link_h, lc_code, use_id, fsm, use_fsm, \
-        st_pos, st_v, st_h, st_q, st_iv, st_ih, path = ctx
+    """One contour below the start, in the form :func:`solver.deepening.deepening` takes
+    (``ctx``: a :class:`WalkSearch`)."""
+    tiles = ctx.tiles
+    size = ctx.size
+    goal_pos = ctx.goal_pos
+    lists = ctx.lists
+    step = ctx.step
+    link_v = ctx.link_v
+    link_h = ctx.link_h
+    lc_code = ctx.lc_code
+    use_id = ctx.use_id
+    fsm = ctx.fsm
+    use_fsm = ctx.use_fsm
+    st_pos = ctx.st_pos
+    st_v = ctx.st_v
+    st_h = ctx.st_h
+    st_q = ctx.st_q
+    st_iv = ctx.st_iv
+    st_ih = ctx.st_ih
+    path = ctx.path
     row = 2 * size
     next_bound = np.int64(NO_BOUND)
     d = 0
-    b = np.uint64(blank0)
-    v, h, q = v0, h0, np.int64(0)
-    iv, ih = iv0, ih0
-    p = list_start(blank0, -1)
+    b = np.uint64(ctx.blank0)
+    v, h, q = ctx.v0, ctx.h0, np.int64(0)
+    iv, ih = ctx.iv0, ctx.ih0
+    p = list_start(ctx.blank0, -1)
     while True:
         code = lists[p]
         if code == LIST_END:  # all children tried: back up
@@ -157,8 +204,10 @@ def _idastar_walk(tiles8, size, goal_pos, nbr8, step, link_v, link_h, v0, h0, fs
         iv0 = with_distance(inversions(tiles, size, lc_code, False), size)
         ih0 = with_distance(inversions(tiles, size, lc_code, True), size)
     h_root = walk_value(v0, h0, iv0, ih0, use_id)
-    ctx = (tiles, blank0, v0, h0, iv0, ih0, size, goal_pos, lists, step, link_v, link_h, lc_code, use_id, fsm, use_fsm,
-           st_pos, st_v, st_h, st_q, st_iv, st_ih, path)
+    ctx = WalkSearch(tiles=tiles, blank0=blank0, v0=v0, h0=h0, iv0=iv0, ih0=ih0, size=size, goal_pos=goal_pos,
+                     lists=lists, step=step, link_v=link_v, link_h=link_h, lc_code=lc_code, use_id=use_id, fsm=fsm,
+                     use_fsm=use_fsm, st_pos=st_pos, st_v=st_v, st_h=st_h, st_q=st_q, st_iv=st_iv, st_ih=st_ih,
+                     path=path)
     return _deepen(ctx, h_root, limits, path, bounds, iter_nodes)
 
 

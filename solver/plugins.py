@@ -226,14 +226,7 @@ def board_error(names, boards: np.ndarray, goal: np.ndarray) -> PluginError:
 def _checked(name: str, sha: str, goal: tuple[int, ...]) -> None:
     p = _PLUGINS[name]
     board = np.array(goal, dtype=np.int64)
-    try:
-        value = p.function(board, board.copy())
-    except numba.core.errors.TypingError as err:
-        raise PluginError(f"heuristic {PREFIX + name!r} does not compile for int64 boards: "
-                          f"{_typing_message(err)}") from None
-    except Exception as err:  # noqa: BLE001
-        raise PluginError(f"heuristic {PREFIX + name!r} raised {type(err).__name__} at the goal: "
-                          f"{_first_line(err)}") from None
+    value = _called(f"heuristic {PREFIX + name!r}", "int64 boards", " at the goal", p.function, board, board.copy())
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise PluginError(f"heuristic {PREFIX + name!r} returns {type(value).__name__} {value!r}; "
                           "expected an integer number of moves")
@@ -260,14 +253,8 @@ def _check_step(name: str, p: Plugin, goal: np.ndarray) -> None:
         source = int(rng.choice(cells))
         tile = int(tiles[source])
         tiles[blank], tiles[source] = tile, 0
-        try:
-            stepped = p.step(tiles, goal, h, tile, source, blank)
-        except numba.core.errors.TypingError as err:
-            raise PluginError(f"incremental form of heuristic {PREFIX + name!r} does not compile for "
-                              f"int64 boards and integers: {_typing_message(err)}") from None
-        except Exception as err:  # noqa: BLE001
-            raise PluginError(f"incremental form of heuristic {PREFIX + name!r} raised {type(err).__name__}: "
-                              f"{_first_line(err)}") from None
+        stepped = _called(f"incremental form of heuristic {PREFIX + name!r}", "int64 boards and integers", "",
+                          p.step, tiles, goal, h, tile, source, blank)
         h = int(p.function(tiles, goal))
         if isinstance(stepped, (bool, np.bool_)) or not isinstance(stepped, (int, np.integer)) or stepped != h:
             raise PluginError(f"incremental form of heuristic {PREFIX + name!r} gives {stepped!r} on board "
@@ -327,3 +314,14 @@ def values_of(boards, goal, plug):
             tiles[c] = boards[i, c]
         out[i] = plug(tiles, goal)
     return out
+
+
+def _called(what: str, types: str, where: str, function, *args):
+    """``function(*args)``, or a PluginError naming ``what`` when it does not compile for
+    ``types`` or raises (``where``: the board it raised on, said after the error's name)."""
+    try:
+        return function(*args)
+    except numba.core.errors.TypingError as err:
+        raise PluginError(f"{what} does not compile for {types}: {_typing_message(err)}") from None
+    except Exception as err:  # noqa: BLE001 - a plugin may raise anything
+        raise PluginError(f"{what} raised {type(err).__name__}{where}: {_first_line(err)}") from None

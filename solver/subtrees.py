@@ -21,13 +21,36 @@ import numpy as np
 from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, tiles_next_bound
-from .jit import kernel
+from .idastar import RANKS_LEN, Node, Search, contour, contour_tiles, goal_board, no_plugin, tiles_next_bound
+from .jit import inline_kernel, kernel
 from .kernels import NO_FSM, goal_positions, near_goal, split_row
 from .limits import deadline_of, make_limits, next_check
 from .search import _moves_text
 from .status import RUNNING, SOLVED
 from .successors import successor_lists, tile_deltas
+
+
+@inline_kernel
+def chunk_start(limits):
+    """A chunk's state before its first root: ``generated, expanded`` (0: the roots were
+    counted by the frontier), the deadline, the next limit check, ``next_bound`` (none yet),
+    ``status, solved, cost`` (running, no root solved)."""
+    generated = np.int64(0)
+    return (generated, np.int64(0), deadline_of(limits), next_check(generated, limits), np.int64(NO_BOUND), RUNNING,
+            -1, 0)
+
+
+@inline_kernel
+def root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path):
+    """A chunk's ``status, solved, cost`` after the subtree of root ``r`` ended with ``st``
+    (its goal's ``moves`` in ``scratch`` when SOLVED: kept in ``path`` for the first root
+    solved), and whether the chunk stops here."""
+    if st == SOLVED:
+        if solved < 0:
+            solved, cost = r, moves
+            path[:] = scratch
+        return RUNNING, solved, cost, stop_at_goal
+    return st, solved, cost, st != RUNNING
 
 
 @kernel
@@ -63,11 +86,7 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
     st_sum = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     tiles = np.empty(n, dtype=np.uint64)
-    generated, expanded = np.int64(0), np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    next_bound = np.int64(NO_BOUND)
-    status, solved, cost = RUNNING, -1, 0
+    generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
     for r in range(n_roots):
         s0 = np.int64(0)
         blank = 0
@@ -90,14 +109,8 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
                 st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, False)
         sizes[r] = generated - before
         next_bound = min(next_bound, tiles_next_bound(bound, min_excess, scale))
-        if st == SOLVED:
-            if solved < 0:
-                solved, cost = r, moves
-                path[:] = scratch
-            if stop_at_goal:
-                break
-        elif st != RUNNING:
-            status = st
+        status, solved, cost, stop = root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path)
+        if stop:
             break
     return status, solved, path, cost, generated, expanded, next_bound, sizes
 
@@ -122,32 +135,24 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     tiles = np.empty(n, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    generated, expanded = np.int64(0), np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    next_bound = np.int64(NO_BOUND)
-    status, solved, cost = RUNNING, -1, 0
+    goal = goal_board(goal_pos)
+    generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
     for r in range(n_roots):
         for c in range(n):
             tiles[c] = boards[r, c]
             pos[tiles[c]] = c
         h_init(tiles, pos, size, H, rows, 0)
         before = generated
-        node = (tiles, pos, size, gs[r], lasts[r], qs[r], goal_pos, lists, H, rows, parts, ranks, st_pos, st_q,
-                scratch, fsm, use_fsm, goal_pos)
-        ctx = (node, no_plugin, False)
+        node = Node(tiles=tiles, pos=pos, size=size, g0=gs[r], last=lasts[r], q0=qs[r], goal_pos=goal_pos,
+                    lists=lists, H=H, rows=rows, parts=parts, ranks=ranks, st_pos=st_pos, st_q=st_q, path=scratch,
+                    fsm=fsm, use_fsm=use_fsm, goal=goal)
+        ctx = Search(node=node, plug=no_plugin, use_plug=False)
         st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at, limits,
                                                                deadline)
         sizes[r] = generated - before
         next_bound = min(next_bound, nb)
-        if st == SOLVED:
-            if solved < 0:
-                solved, cost = r, moves
-                path[:] = scratch
-            if stop_at_goal:
-                break
-        elif st != RUNNING:
-            status = st
+        status, solved, cost, stop = root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path)
+        if stop:
             break
     return status, solved, path, cost, generated, expanded, next_bound, sizes
 

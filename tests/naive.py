@@ -22,7 +22,7 @@ import math
 from collections import deque
 from functools import lru_cache
 
-EUCLID_SCALE = 1 << 20  # the fixed point documented in solver/heuristics.py
+EUCLID_SCALE = 1 << 20  # the fixed point documented in solver/htables.py
 DELTAS = {"U": (-1, 0), "L": (0, -1), "R": (0, 1), "D": (1, 0)}  # blank travels
 
 
