@@ -28,8 +28,7 @@ import numpy as np
 from .errors import InvalidBoardError, InvalidOptionError, UnknownNameError
 from .geometry import transpose_cell
 from .hstate import MAX_LOOKUPS, TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
-from .htables import (  # EUCLID_SCALE: the scale of the per-tile cost table, read with a heuristic's arrays
-    EUCLID_SCALE,  # noqa: F401
+from .htables import (
     line_codes,
     line_conflict_table,
     reflection,

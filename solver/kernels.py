@@ -34,7 +34,8 @@ from .conventions import COUNTS, DUPLICATES, KORF, TIES, Conventions
 from .convsearch import _convention_search
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search_pdb, graph_search_kernel
-from .heuristics import EUCLID_SCALE, PluginHeuristic
+from .heuristics import PluginHeuristic
+from .htables import EUCLID_SCALE
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .idastar import _idastar, _idastar_tiles
 from .idastar_lines import _idastar_lines
