@@ -35,8 +35,8 @@ from .convsearch import _convention_search
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search_pdb, graph_search_kernel
 from .heuristics import PluginHeuristic
-from .htables import EUCLID_SCALE
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
+from .htables import EUCLID_SCALE
 from .idastar import _idastar, _idastar_tiles
 from .idastar_lines import _idastar_lines
 from .idastar_pdb import _idastar_pdb, mirrors_early
