@@ -300,7 +300,7 @@ def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count
     name = "scatter-nodes_generated-idastar linear-conflict"
     driver.execute_script("[...Bokeh.index.all_views()].find((v) => v.model.name === arguments[0])"
                           ".el.scrollIntoView({block: 'center'})", name)
-    spot = driver.execute_script(CROWDED_JS, name, "not solved by one or both")
+    spot = driver.execute_script(CROWDED_JS, name, "neither solved")
     assert spot["count"] > 1, spot  # runs both configurations left unsolved share the corner
     hover = ActionBuilder(driver)
     hover.pointer_action.move_to_location(int(spot["x"]), int(spot["y"]))
@@ -308,7 +308,9 @@ def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count
     tips = wait_for(lambda: driver.execute_script(TOOLTIPS_JS), what="a tooltip")
     assert len(tips) == 1 and tips[0].count("instance:\t") == 1, tips  # one entry, not one per point
     lines = dict(line.split(":\t", 1) for line in tips[0].splitlines() if ":\t" in line)  # label:<tab>value
-    assert int(lines["points here"]) >= spot["count"] and "not solved by one or both" in tips[0]
+    assert int(lines["points here"]) >= spot["count"] and "neither solved" in tips[0]
+    # each side says its status, not the budget it stopped at as if it were a value
+    assert lines["idastar manhattan"] == lines["idastar linear-conflict"] == "not solved (budget_exceeded)", lines
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(ARTIFACTS / "report-hover.png"))
 

@@ -1,5 +1,8 @@
 """``tilesweep figures``: the report's figures as static files a paper can print (matplotlib).
 
+PDF, SVG and PNG need nothing more; PGF (text typeset by the paper's own LaTeX, ``\\input``
+in a ``figure``) needs ``pdflatex``, which matplotlib runs to measure the text.
+
 Each figure is complete in itself: axis labels with units, the legend inside the axes, one
 colour (Okabe & Ito's colour-blind-safe palette), marker and line style per configuration,
 so a greyscale print still tells them apart. The data come from :mod:`.plotted`, the same
@@ -17,24 +20,27 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
 from tilesweep.pdb_store.files import atomic_write
-from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
+from ..paired import paired_ratio
 from .data import ReportData
 from .plotted import (
     baseline_of,
+    before_after,
     coverage_curves,
     ebf_histogram,
     hardest_keys,
     iteration_rows,
     length_series,
     ratio_ecdf,
+    ratio_points,
     scatter_pairs,
     scatter_points,
     unsolved_notes,
     value_label,
 )
 
-FORMATS = ("pdf", "svg", "png")
+FORMATS = ("pdf", "svg", "png", "pgf")
 STYLES = ("paper", "slides")
 PNG_DPI = 300  # a 3.3-inch figure at 300 dpi: about 1,000 pixels wide, 2x and more of a screen figure
 LEGEND_COLUMNS = 2
@@ -79,7 +85,8 @@ class Style:
                 "xtick.labelsize": size - 1, "ytick.labelsize": size - 1, "lines.linewidth": 1.2 if size < 10 else 2,
                 "lines.markersize": 3.5 if size < 10 else 6,
                 "pdf.fonttype": 42,  # TrueType: the fonts embed and the text stays selectable
-                "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3, "legend.framealpha": 0.85}
+                "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3, "legend.framealpha": 0.85,
+                "pgf.texsystem": "pdflatex", "pgf.rcfonts": False}  # PGF: the paper's own fonts
 
     def figure(self, square: bool = False, legend_rows: int = 0) -> Figure:
         """A figure ``width`` inches wide, its plot square (a scatter: 45 degrees on its
@@ -162,10 +169,17 @@ def coverage(data: ReportData, value: str, style: Style) -> Figure:
     return fig
 
 
-def scatter(data: ReportData, config: str, base: str, value: str, style: Style) -> Figure:
+# how each kind of scatter point is drawn: marker, colour, filled
+POINT_KINDS = {"both solved": ("o", PALETTE[0], False), "both solved, changed": ("s", PALETTE[4], True),
+               "not solved": ("^", PALETTE[3], True), "baseline not solved": (">", PALETTE[1], True),
+               "neither solved": ("X", PALETTE[6], True)}
+
+
+def scatter(data: ReportData, config: str, base: str, value: str, style: Style, changed: bool = False) -> Figure:
     """``value`` of ``config`` (y) against ``base`` (x) per instance: square log-log with the
-    diagonal; runs that did not solve in a labelled band beyond every solved value."""
-    points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value)
+    diagonal; runs that did not solve in a labelled band beyond every solved value; with
+    ``changed``, the instances whose value differs (a before/after pair) drawn apart."""
+    points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value, changed)
     fig = style.figure(square=True, legend_rows=5)  # the diagonal, the band, up to 3 kinds of point
     ax = fig.add_subplot()
     top = edge * 2.5
@@ -179,18 +193,42 @@ def scatter(data: ReportData, config: str, base: str, value: str, style: Style) 
         ax.axvspan(edge / 1.6, top, **band)
     if failed_x or failed_y:  # the band is named in the legend, where no point can hide the words
         ax.add_patch(Rectangle((0, 0), 0, 0, color=band["color"], label="not solved: no value, drawn in the band"))
-    kinds = (("both solved", "o", PALETTE[0]), ("not solved", "^", PALETTE[3]),
-             ("baseline not solved", ">", PALETTE[1]), ("neither solved", "X", PALETTE[6]))
-    for kind, marker, colour in kinds:
+    for kind, (marker, colour, filled) in POINT_KINDS.items():
         mine = points[points["kind"] == kind]
         if len(mine):
-            ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors="none" if marker == "o" else colour,
+            ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors=colour if filled else "none",
                        edgecolors=colour, linewidths=0.7, label=f"{kind} ({len(mine):,})")
     ax.set(xscale="log", yscale="log", xlim=(lo, top), ylim=(lo, top), aspect="equal")
     _log_ticks(ax.xaxis)
     _log_ticks(ax.yaxis)
     label = value_label(data, value)
     ax.set(xlabel=f"{base}: {label}", ylabel=f"{config}: {label}")
+    _legend(fig, ax)
+    return fig
+
+
+def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: Style) -> Figure:
+    """Per instance both solved: the ratio of ``config``'s ``value`` to ``base``'s (y) against
+    ``base``'s (x), log-log; the line of equal values and the geometric mean with its 95 %
+    interval (:func:`~tilesweep.jobs.paired.paired_ratio`)."""
+    points = ratio_points(data, config, base, value)
+    fig = style.figure(legend_rows=3)
+    ax = fig.add_subplot()
+    ax.axhline(1, color="0.5", linestyle="--", linewidth=0.8, label="equal")
+    if len(points):
+        mean = paired_ratio(points["ratio"].to_numpy() * points["x"].to_numpy(), points["x"].to_numpy())
+        if np.isfinite(mean["ratio_low"]):
+            ax.axhspan(mean["ratio_low"], mean["ratio_high"], color=PALETTE[3], alpha=0.2, linewidth=0,
+                       label=f"95% interval {mean['ratio_low']:.3g}-{mean['ratio_high']:.3g}")
+        ax.axhline(mean["ratio"], color=PALETTE[3], linestyle="-", linewidth=1.0,
+                   label=f"geometric mean {mean['ratio']:.3g}")
+    ax.scatter(points["x"], points["ratio"], s=10, marker="o", facecolors="none", edgecolors=PALETTE[0],
+               linewidths=0.6, label=f"instances both solved ({len(points):,})")
+    ax.set(xscale="log", yscale="log")
+    _log_ticks(ax.xaxis)
+    _log_ticks(ax.yaxis)
+    label = value_label(data, value)
+    ax.set(xlabel=f"{base}: {label}", ylabel=f"{label}: {config} / {base}")
     _legend(fig, ax)
     return fig
 
@@ -276,33 +314,71 @@ def iterations(data: ReportData, logs, key: str, style: Style) -> Figure:
     return fig
 
 
-def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
-    """Every figure by file name (without extension)."""
-    figures = {f"coverage-{v}": coverage(data, v, style) for v in ("nodes_generated", "seconds")}
+VALUES = ("nodes_generated", "seconds")
+
+
+def build_figures(data: ReportData, style: Style, compare: bool = False) -> dict[str, Figure]:
+    """Every figure by file name (without extension); with ``compare`` (two sweeps, OLD NEW),
+    the before/after figures of each configuration both ran too."""
+    figures = {f"coverage-{v}": coverage(data, v, style) for v in VALUES}
     for config in data.configs:
         base = baseline_of(data, config)
         if base is None:
             continue
-        for value in ("nodes_generated", "seconds"):
+        for value in VALUES:
             figures[f"scatter-{value}-{config}"] = scatter(data, config, base, value, style)
+            figures[f"ratio-{value}-{config}"] = ratio_scatter(data, config, base, value, style)
         figures[f"ratio-ecdf-{config}"] = ratio_distribution(data, config, base, style)
     figures["by-length"] = by_length(data, style)
     figures["ebf"] = ebf(data, style)
     logs = iteration_rows(data)
     for key in hardest_keys(logs)[:NAMED_INSTANCES]:
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
+    return figures | (before_after_figures(data, style) if compare else {})
+
+
+def before_after_figures(data: ReportData, style: Style) -> dict[str, Figure]:
+    """Per configuration both sweeps ran: new against old per instance (nodes, the changed
+    ones drawn apart; seconds) and the time ratio new / old against the old time."""
+    if len(data.sweeps) != 2:
+        raise InvalidOptionError(f"--compare needs exactly two sweeps (OLD NEW); got {len(data.sweeps)}")
+    old, new = (s.name for s in data.sweeps)
+    figures = {}
+    for before, after in before_after(data, old, new):
+        name = after.split(": ", 1)[-1]
+        for value in VALUES:
+            figures[f"before-after-{value}-{name}"] = scatter(data, after, before, value, style,
+                                                              changed=value == "nodes_generated")
+        figures[f"before-after-ratio-seconds-{name}"] = ratio_scatter(data, after, before, "seconds", style)
     return figures
 
 
-def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style()) -> list[Path]:
-    """Write every figure of ``data`` into ``folder`` as ``NAME.FMT``; return the paths."""
+class TexUnavailableError(TilesweepError):
+    """PGF output asked for without a LaTeX to measure its text."""
+
+
+def check_format(fmt: str) -> None:
+    """PGF needs pdflatex on PATH (matplotlib typesets each label to measure it)."""
+    import shutil
+
+    if fmt == "pgf" and not shutil.which("pdflatex"):
+        raise TexUnavailableError("format 'pgf' needs pdflatex (Debian: apt-get install --no-install-recommends "
+                                  "texlive-latex-base texlive-latex-recommended); pdf, svg and png need nothing more")
+
+
+def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style(),
+                  compare: bool = False) -> list[Path]:
+    """Write every figure of ``data`` into ``folder`` as ``NAME.FMT`` (with ``compare``, the
+    before/after figures too); return the paths."""
     import matplotlib
 
+    check_format(fmt)
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     written = []
     with matplotlib.rc_context(style.rc):
-        for name, fig in build_figures(data, style).items():
+        figures = build_figures(data, style, compare)  # bad input refused before the folder is made
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, fig in figures.items():
             path = folder / f"{file_name(name)}.{fmt}"
             atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI,
                                                                     metadata=_metadata(fmt)))

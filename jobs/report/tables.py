@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
 from tilesweep.solver.errors import InvalidOptionError
 
-from ..paired import paired_ratio
 from ..published import COUNTED, published_table
 from .data import ReportData, common_items
-from .plotted import baseline_of, scatter_pairs
+from .plotted import baseline_ratio
 
 FORMATS = ("latex", "csv", "markdown")
 # column: (heading, the better direction: min, max, or None for no mark)
@@ -61,18 +59,8 @@ def configuration_table(data: ReportData) -> pd.DataFrame:
         entry = {"set": mine["set"].iloc[0], "configuration": config, "instances": len(mine), "solved": len(solved),
                  "common": len(shared), "nodes": shared["nodes_generated"].sum(), "cpu_s": shared["seconds"].sum(),
                  "wall_s": shared["wall"].sum()}
-        out.append(entry | _ratio(data, config))
+        out.append(entry | baseline_ratio(data, config))
     return pd.DataFrame(out)
-
-
-def _ratio(data: ReportData, config: str) -> dict:
-    """Node ratio of ``config`` against its baseline over the instances both solved."""
-    base = baseline_of(data, config)
-    if base is None:
-        return {"ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan, "p": np.nan}
-    pairs = scatter_pairs(data, config, base, "nodes_generated")
-    both = pairs[(pairs["status"] == "solved") & (pairs["status_base"] == "solved")]
-    return paired_ratio(both["nodes_generated"].to_numpy(float), both["nodes_generated_base"].to_numpy(float))
 
 
 def published_rows(data: ReportData) -> pd.DataFrame:
