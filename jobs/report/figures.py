@@ -380,15 +380,15 @@ def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style:
         folder.mkdir(parents=True, exist_ok=True)
         for name, fig in figures.items():
             path = folder / f"{file_name(name)}.{fmt}"
-            atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI,
-                                                                    metadata=_metadata(fmt)))
+            atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI, **_metadata(fmt)))
             written.append(path)
     return written
 
 
-def _metadata(fmt: str) -> dict | None:
-    """No creation date in a PDF or SVG, so the same sweep gives the same file."""
-    return {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+def _metadata(fmt: str) -> dict:
+    """No creation date in a PDF or SVG, so the same sweep gives the same file (PGF has no metadata)."""
+    dates = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": None}
+    return {"metadata": dates[fmt]} if fmt in dates else {}
 
 
 def file_name(name: str) -> str:
