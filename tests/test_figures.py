@@ -22,7 +22,13 @@ from tilesweep.cli import app
 from tilesweep.jobs.report import plots
 from tilesweep.jobs.report.data import load
 from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
-from tilesweep.jobs.report.plotted import coverage_curves, length_series, ratio_points, scatter_points
+from tilesweep.jobs.report.plotted import (
+    coverage_curves,
+    ebf_summary,
+    length_series,
+    ratio_points,
+    scatter_points,
+)
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.report.tables import configuration_table
 
@@ -107,6 +113,8 @@ def frame_problems(path) -> list[str]:
         problems.append(f"frame {x1 - x0:.0f}x{y1 - y0:.0f} of a {width:.0f}x{height:.0f} figure")
     for which, (low, high) in (("x", (x0, x1)), ("y", (y0, y1))):
         marks = ticks[which]
+        if which == "y" and path.stem == "ebf":  # rows named, no y ticks
+            continue
         if len(marks) < 2:
             problems.append(f"{len(marks)} labelled {which} ticks")
         problems += [f"{which} tick {label} at {at:.0f} outside {low:.0f}-{high:.0f}"
@@ -162,8 +170,8 @@ def built(data):
 
 def test_series_stay_apart_in_greyscale(built, files, tmp_path):
     for name, fig in built.items():
-        looks = series_looks(fig)
-        if not name.startswith("ebf"):
+        if name != "ebf":  # ebf: a named row per configuration
+            looks = series_looks(fig)
             assert len(set(looks)) == len(looks), (name, looks)
     assert len(series_looks(built["coverage-nodes_generated"])) == 6
     with Image.open(files["png"]["coverage-nodes_generated"]) as image:
@@ -172,15 +180,24 @@ def test_series_stay_apart_in_greyscale(built, files, tmp_path):
     assert len(np.unique(grey)) > 50 and grey.min() < 80
 
 
-def test_ebf_outlines_differ_by_line_style_and_marker(built):
+def test_ebf_names_a_box_per_configuration_from_the_shared_table(data, built):
+    """One box per configuration, named on its row (no colour to tell apart), at the quartiles
+    and median of :func:`ebf_summary`, which the rows' own percentiles check."""
     ax = built["ebf"].axes[0]
-    styles = [str(p.get_linestyle()) for p in ax.patches]
-    markers = [line.get_marker() for line in ax.lines]
-    assert len(set(styles)) == len(styles) == 6 and len(set(markers)) == 6
+    names = [t.get_text() for t in ax.texts][::-1]  # drawn bottom up
+    summary = ebf_summary(data)
+    assert names == [f"{c} (n = {n:,})" for c, n in zip(summary["config"], summary["n"])]
+    medians = [line.get_xdata()[0] for line in ax.lines if line.get_linewidth() == pytest.approx(1.4)][::-1]
+    assert medians == pytest.approx(summary["median"].to_numpy())
+    solved = data.rows[(data.rows["status"] == "solved") & (data.rows["config"] == data.configs[0])]
+    assert summary["q3"].iloc[0] == pytest.approx(np.percentile(solved["ebf"], 75))
 
 
 def test_legend_lies_inside_the_file_and_off_the_plot(built):
     for name, fig in built.items():
+        if name == "ebf":  # no legend: each box is named on its row
+            assert not fig.legends
+            continue
         renderer = FigureCanvasAgg(fig).get_renderer()
         fig.draw(renderer)
         box, page = fig.legends[0].get_window_extent(renderer), fig.bbox

@@ -25,10 +25,11 @@ from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 from ..paired import paired_ratio
 from .data import ReportData
 from .plotted import (
+    EBF_WHISKERS,
     baseline_of,
     before_after,
     coverage_curves,
-    ebf_histogram,
+    ebf_summary,
     hardest_keys,
     iteration_rows,
     length_series,
@@ -207,12 +208,14 @@ def scatter(data: ReportData, config: str, base: str, value: str, style: Style, 
     return fig
 
 
-def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: Style) -> Figure:
+def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: Style,
+                  quotient: str | None = None) -> Figure:
     """Per instance both solved: the ratio of ``config``'s ``value`` to ``base``'s (y) against
     ``base``'s (x), log-log; the line of equal values and the geometric mean with its 95 %
-    interval (:func:`~tilesweep.jobs.paired.paired_ratio`)."""
+    interval (:func:`~tilesweep.jobs.paired.paired_ratio`). ``quotient`` names the ratio on
+    the y axis (default ``config / base``)."""
     points = ratio_points(data, config, base, value)
-    fig = style.figure(legend_rows=3)
+    fig = style.figure(square=True, legend_rows=4)  # room for the quotient's name along y
     ax = fig.add_subplot()
     ax.axhline(1, color="0.5", linestyle="--", linewidth=0.8, label="equal")
     if len(points):
@@ -228,7 +231,7 @@ def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: S
     _log_ticks(ax.xaxis)
     _log_ticks(ax.yaxis)
     label = value_label(data, value)
-    ax.set(xlabel=f"{base}: {label}", ylabel=f"{label}: {config} / {base}")
+    ax.set(xlabel=f"{base}: {label}", ylabel=f"{quotient or f'{config} / {base}'}\n(ratio of {label})")
     _legend(fig, ax)
     return fig
 
@@ -249,52 +252,57 @@ def ratio_distribution(data: ReportData, config: str, base: str, style: Style) -
 
 
 def by_length(data: ReportData, style: Style) -> Figure:
-    """Median nodes generated per optimal solution length, quartiles as a band; n under each
-    point; no line across a length without a solved run."""
+    """Median nodes generated per optimal solution length, quartiles as a band, and below it
+    the number of solved runs (n) behind each point; no line across a length without a
+    solved run; the runs that did not solve (no length) counted in the legend."""
     series = length_series(data)
     notes = unsolved_notes(data)
     labels = [config + (f" ({notes[config]} not drawn)" if notes.get(config) else "") for config in data.configs]
     fig = style.figure(legend_rows=style.legend_rows(labels))
-    ax = fig.add_subplot()
+    fig.set_figheight(fig.get_figheight() + style.width / 5)  # room for the panel of counts
+    grid = fig.add_gridspec(2, 1, height_ratios=(3, 1))
+    ax = fig.add_subplot(grid[0])
+    counts = fig.add_subplot(grid[1], sharex=ax)
     for i, (config, label) in enumerate(zip(data.configs, labels)):
         q = series[series["config"] == config]
         ax.fill_between(q["cost"], q["q1"], q["q3"], color=look(i)["color"], alpha=0.15, linewidth=0)
         ax.plot(q["cost"], q["median"], label=label, **look(i))
+        counts.plot(q["cost"], q["n"], **look(i))
     ax.set_yscale("log")
     _log_ticks(ax.yaxis)
-    ax.set(xlabel="optimal solution length (moves)", ylabel="nodes generated (median, quartiles)")
-    _counts_axis(ax, series)
+    ax.set(ylabel="nodes generated\n(median, quartiles)")
+    ax.tick_params(labelbottom=False)
+    counts.set(xlabel="optimal solution length (moves)", ylabel="solved\nruns (n)")
+    counts.set_ylim(0, max(series["n"].max(), 1) * 1.2)  # the highest count's marker whole
+    counts.yaxis.set_major_locator(MaxNLocator(3, integer=True))
     _legend(fig, ax)
     return fig
 
 
-def _counts_axis(ax, series) -> None:
-    """The number of solved runs per length along the top (the most any configuration has)."""
-    n = series.groupby("cost")["n"].max()
-    top = ax.secondary_xaxis("top")
-    step = max(len(n) // 10, 1)
-    top.set_xticks(n.index[::step], [str(v) for v in n.to_numpy()[::step]])
-    top.set_xlabel("solved runs per length (n)", fontsize="small")
-    top.tick_params(labelsize="small")
-
-
 def ebf(data: ReportData, style: Style) -> Figure:
-    """Share of solved runs per effective branching factor bin, one outline per configuration."""
-    bins = ebf_histogram(data)
-    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    """The effective branching factor of each configuration's solved runs: a box (quartiles,
+    median) and whiskers (:data:`EBF_WHISKERS` percentiles) per configuration, named on its
+    row, so any number of them stay apart in any print."""
+    rows = ebf_summary(data)
+    fig = Figure(figsize=(style.width, max(style.width / 1.5, 0.8 + 0.36 * len(rows))), layout="constrained")
     ax = fig.add_subplot()
-    for i, config in enumerate(data.configs):
-        rows = bins[bins["config"] == config]
-        if rows.empty:
-            continue
-        x = np.append(rows["left"].to_numpy(), rows["right"].iloc[-1])
-        ax.stairs(rows["share"].to_numpy(), x, label=config, color=look(i)["color"],
-                  linestyle=look(i)["linestyle"])
-        filled = rows[rows["share"] > 0]  # markers on bins with runs, where they can be seen
-        ax.plot((filled["left"] + filled["right"]) / 2, filled["share"], linestyle="", marker=look(i)["marker"],
-                color=look(i)["color"], markevery=max(len(filled) // 5, 1))
-    ax.set(xlabel="effective branching factor", ylabel="share of solved runs per bin")
-    _legend(fig, ax)
+    drawn = rows[rows["n"] > 0]
+    stats = [{"label": f"{r.config} (n = {r.n:,})", "whislo": r.low, "q1": r.q1, "med": r.median, "q3": r.q3,
+              "whishi": r.high, "fliers": []} for r in drawn.itertuples()]
+    if stats:
+        ax.bxp(stats[::-1], orientation="horizontal", showfliers=False, widths=0.4, patch_artist=True,
+               boxprops={"facecolor": PALETTE[5], "edgecolor": "black", "linewidth": 0.7},
+               medianprops={"color": "black", "linewidth": 1.4}, whiskerprops={"linewidth": 0.7},
+               capprops={"linewidth": 0.7})
+    names = ax.get_yaxis_transform()  # x in axes fractions, y in data: each name above its box, full width
+    for y, entry in enumerate(stats[::-1], start=1):
+        ax.text(0.01, y + 0.24, entry["label"], transform=names, fontsize="small", va="bottom", ha="left")
+    ax.set_ylim(0.5, len(stats) + 0.8)
+    ax.set_yticks([])
+    ax.grid(axis="y", visible=False)
+    low, high = EBF_WHISKERS
+    ax.set(xlabel="effective branching factor of the solved runs")
+    fig.supxlabel(f"box: quartiles and median; whiskers: {low}th to {high}th percentile", fontsize="small")
     return fig
 
 
@@ -349,7 +357,8 @@ def before_after_figures(data: ReportData, style: Style) -> dict[str, Figure]:
         for value in VALUES:
             figures[f"before-after-{value}-{name}"] = scatter(data, after, before, value, style,
                                                               changed=value == "nodes_generated")
-        figures[f"before-after-ratio-seconds-{name}"] = ratio_scatter(data, after, before, "seconds", style)
+        figures[f"before-after-ratio-seconds-{name}"] = ratio_scatter(data, after, before, "seconds", style,
+                                                                      quotient=f"{new} / {old}: {name}")
     return figures
 
 

@@ -173,6 +173,22 @@ def ratio_points(data: ReportData, config: str, base: str, value: str = "nodes_g
                          "ratio": np.maximum(both[value].to_numpy(float), FLOORS[value]) / x})
 
 
+EBF_WHISKERS = (5, 95)  # percentiles the box plot's whiskers reach
+
+
+def ebf_summary(data: ReportData) -> pd.DataFrame:
+    """Per configuration, the distribution of its solved runs' effective branching factors:
+    ``config``, ``n``, ``low`` and ``high`` (the :data:`EBF_WHISKERS` percentiles), ``q1``,
+    ``median``, ``q3`` (NaN without a solved run)."""
+    solved = data.rows[(data.rows["status"] == "solved") & data.rows["ebf"].notna()]
+    out = []
+    for config in data.configs:
+        values = solved.loc[solved["config"] == config, "ebf"].to_numpy(float)
+        cuts = np.percentile(values, [EBF_WHISKERS[0], 25, 50, 75, EBF_WHISKERS[1]]) if len(values) else [np.nan] * 5
+        out.append(dict(zip(["config", "n", "low", "q1", "median", "q3", "high"], [config, len(values), *cuts])))
+    return pd.DataFrame(out, columns=["config", "n", "low", "q1", "median", "q3", "high"])
+
+
 def ratio_ecdf(data: ReportData, config: str, base: str) -> pd.DataFrame:
     """The per-instance ratio of nodes generated, ``config`` over ``base``, over the instances
     both solved, sorted, with the share of those instances at or below each: ``ratio``, ``share``."""
