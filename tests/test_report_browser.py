@@ -412,8 +412,8 @@ def test_published_figures_are_in_view_without_scrolling_sideways(korf_report, w
         assert all(t["right"] <= layout["window"] for t in layout["tables"]), layout
         assert layout["section"] <= 0 and layout["page"] <= 0, layout
         headers = [th.text.replace("\n", "") for th in driver.find_elements("css selector", "#published-runs th")]
-        assert headers[:9] == ["instance", "configuration", "status", "published length", "length", "length diff",
-                               "published nodes", "nodes", "nodes diff"]
+        assert headers[:10] == ["instance", "board", "configuration", "status", "published length", "length",
+                                "length diff", "published nodes", "nodes", "nodes diff"]
         rows = driver.find_elements("css selector", "#published-runs tbody tr")
         assert len(rows) == 200
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -46,11 +46,11 @@ def run(*args) -> str:
 def parse_tabular(text: str) -> tuple[int, list[str], list[list[str]]]:
     """(columns of the tabular spec, headings, body rows) of a booktabs tabular, each row split
     on its unescaped ``&``."""
-    spec = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", text).group(1)
-    lines = text.splitlines()
+    environment, spec = re.search(r"\\begin\{(tabular|longtable)\}\{([lrc]+)\}", text).groups()
+    lines = [line for line in text.splitlines() if line != "\\endhead"]  # a longtable's headings on every page
     assert lines.count("\\toprule") == lines.count("\\midrule") == lines.count("\\bottomrule") == 1
     top, mid, bottom = lines.index("\\toprule"), lines.index("\\midrule"), lines.index("\\bottomrule")
-    assert lines[-1] == "\\end{tabular}" and top < mid < bottom
+    assert lines[-1] == f"\\end{{{environment}}}" and top < mid < bottom
 
     def cells(line):
         assert line.endswith(" \\\\"), line
@@ -111,6 +111,7 @@ def test_published_figures_beside_ours_on_every_row(korf):
     assert len(rows) == 300 and all(len(row) == width for row in rows)
     assert {row[headings.index("configuration")] for row in rows} == {f"idastar {h}" for h in KORF_HEURISTICS}
     at = {h: headings.index(h) for h in headings}
+    assert sorted({int(row[at["board"]]) for row in rows}) == list(range(1, 101))  # Korf's numbers
     for row in rows:
         assert row[at["published length"]] != "--"
         if row[at["status"]] == "solved":
@@ -138,8 +139,8 @@ def test_bad_input_is_one_line_exit_2(swept, args, quoted):
     assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
 
 
-DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[a3paper,landscape,margin=1cm]{geometry}\n" \
-           "\\begin{document}\n\\footnotesize\n\\input{table}\n\\end{document}\n"
+DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs,longtable}\n" \
+           "\\usepackage[a4paper,landscape,margin=1cm]{geometry}\n\\begin{document}\n\\footnotesize\n\\input{table}\n\\end{document}\n"
 
 
 @pytest.mark.browser

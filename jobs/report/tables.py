@@ -6,8 +6,8 @@ over the instances every configuration of the set solved, and the geometric mean
 per-instance node ratios against the baseline with its 95 % interval and p-value
 (:mod:`..paired`); the best value of each column is marked (bold in LaTeX and Markdown;
 CSV keeps plain numbers). The *published* table has a row per run of a published board
-(Korf's 100, Korf & Felner's 50): the published length and node count beside ours, and
-their differences.
+(Korf's 100, Korf & Felner's 50; ``board``: its number there): the published length and
+node count beside ours, and their differences.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def published_rows(data: ReportData) -> pd.DataFrame:
     solved = found["status"] == "solved"
     length = found["cost"].where(solved)
     nodes = found["nodes_generated"].where(solved & counted.to_numpy())
-    table = pd.DataFrame({"instance": found["instance"], "configuration": found["config"].astype(str),
+    table = pd.DataFrame({"instance": found["instance"], "board": found["number"],
+                          "configuration": found["config"].astype(str),
                           "status": found["status"], "published length": found["published_length"],
                           "length": length, "length diff": length - found["published_length"],
                           "published nodes": found["published_nodes"].where(counted.to_numpy()),
@@ -131,15 +132,16 @@ def _bold(text: str, fmt: str) -> str:
     return f"\\textbf{{{text}}}" if fmt == "latex" else f"**{text}**"
 
 
-def render(headings: list[str], rows: list[list[str]], fmt: str, caption: str = "") -> str:
-    """A table in ``fmt``: LaTeX (booktabs ``tabular``), CSV or Markdown (pipes)."""
+def render(headings: list[str], rows: list[list[str]], fmt: str, caption: str = "", long: bool = False) -> str:
+    """A table in ``fmt``: LaTeX (booktabs ``tabular``; with ``long`` a ``longtable`` that
+    breaks across pages, its headings on each), CSV or Markdown (pipes)."""
     if fmt == "csv":
         return pd.DataFrame(rows, columns=headings).to_csv(index=False).rstrip("\n")
     if fmt == "markdown":
         lines = ["| " + " | ".join(headings) + " |", "|" + "|".join("---" for _ in headings) + "|"]
         return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
     if fmt == "latex":
-        return _latex(headings, rows, caption)
+        return _latex(headings, rows, caption, "longtable" if long else "tabular")
     raise InvalidOptionError(f"format {fmt!r} is not known; expected latex, csv or markdown")
 
 
@@ -154,12 +156,16 @@ def latex_escape(text: str) -> str:
     return re.sub("[\\\\&%$#_{}~^–]", lambda m: LATEX_SPECIAL[m.group()], text)
 
 
-def _latex(headings: list[str], rows: list[list[str]], caption: str) -> str:
-    lines = [f"% {caption}" if caption else "% tilesweep table", "\\begin{tabular}{" + "l" * 2
-             + "r" * (len(headings) - 2) + "}", "\\toprule",
+TEXT_COLUMNS = {"instance set", "configuration", "status", "source"}  # set flush left; numbers flush right
+
+
+def _latex(headings: list[str], rows: list[list[str]], caption: str, environment: str = "tabular") -> str:
+    spec = "".join("l" if heading in TEXT_COLUMNS else "r" for heading in headings)
+    lines = [f"% {caption}" if caption else "% tilesweep table", f"\\begin{{{environment}}}{{{spec}}}", "\\toprule",
              " & ".join(latex_escape(h) for h in headings) + " \\\\", "\\midrule"]
+    lines += ["\\endhead"] if environment == "longtable" else []  # the headings again on every page
     lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-    return "\n".join(lines + ["\\bottomrule", "\\end{tabular}"])
+    return "\n".join(lines + ["\\bottomrule", f"\\end{{{environment}}}"])
 
 
 TABLES = ("configurations", "published")
@@ -180,10 +186,12 @@ def table_text(data: ReportData, which: str, fmt: str) -> str:
                                  "expected a sweep of korf100 or korf50-24 for --table published")
     if fmt == "csv":
         return published.to_csv(index=False).rstrip("\n")
-    cells = [[str(r["instance"]), r["configuration"], str(r["status"]), _number(r["published length"]),
-              _number(r["length"]), _signed(r["length diff"]), _number(r["published nodes"]), _number(r["nodes"]),
-              _signed(r["nodes diff"]), r["source"]] for _, r in published.iterrows()]
-    return render(list(published.columns), cells, fmt, "published figures beside ours")
+    cells = [[str(r["instance"]), str(r["board"]), r["configuration"], str(r["status"]),
+              _number(r["published length"]), _number(r["length"]), _signed(r["length diff"]),
+              _number(r["published nodes"]), _number(r["nodes"]), _signed(r["nodes diff"]), r["source"]]
+             for _, r in published.iterrows()]
+    return render(list(published.columns), cells, fmt, "published figures beside ours (\\usepackage{longtable})",
+                  long=True)
 
 
 def _signed(value) -> str:
