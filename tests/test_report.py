@@ -204,7 +204,13 @@ def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
 def test_scatter_draws_unsolved_runs_on_the_edge(swept):
     _, built, _ = swept
     fig = built.figures["scatter-nodes_generated-idastar linear-conflict"]
-    solved, unsolved = (r.data_source.data for r in fig.renderers[1:])
+    kinds = {r.name: r.data_source.data for r in fig.renderers[1:]}  # a renderer (and marker) per kind of point
+    solved = kinds.pop("both solved")
+    unsolved = {key: np.concatenate([np.asarray(k[key]) for k in kinds.values()]) for key in solved}
+    assert set(kinds) <= {"not solved", "baseline not solved", "neither solved"} and kinds
+    for kind, data in kinds.items():  # the tooltip's side says its status, not the budget as a value
+        side = data["base_text"] if kind == "baseline not solved" else data["text"]
+        assert all(text == "not solved (budget_exceeded)" for text in side), kind
     rows = load_results(swept[0])
     lc = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "linear-conflict")].set_index("instance")
     base = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "manhattan")].set_index("instance")
