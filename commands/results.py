@@ -251,7 +251,8 @@ def report(
 def figures(
     sweeps: SweepsArg,
     fmt: Annotated[str, typer.Option(
-        "--format", parser=one_of("format", ("pdf", "svg", "png")), help="pdf, svg or png (300 dpi).")] = "pdf",
+        "--format", parser=one_of("format", ("pdf", "svg", "png", "pgf")),
+        help="pdf, svg, png (300 dpi) or pgf (for \\input; needs pdflatex).")] = "pdf",
     out: Annotated[Optional[str], typer.Option(
         "--out", help="Folder to write into (default SWEEP/figures for one sweep, else ./figures).")] = None,
     style: Annotated[str, typer.Option(
@@ -261,12 +262,15 @@ def figures(
         "--width", help="Figure width in inches (7 for two columns) or points (246pt); default by --style.")] = None,
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", help="Heuristic the scatter plots compare with (default: the first sweep's first).")] = None,
+    with_compare: Annotated[bool, typer.Option(
+        "--compare", help="Also draw before/after figures (exactly two sweeps: OLD NEW).")] = False,
     clock: ClockOpt = "cpu",
 ) -> None:
-    """Write the report's figures as files a paper can print: PDF, SVG or PNG (matplotlib).
+    """Write the report's figures as files a paper can print: PDF, SVG, PNG or PGF (matplotlib).
 
-    Coverage against nodes and time, per-instance scatters and node-ratio ECDFs against the
-    baseline, nodes by solution length, EBF, and IDA* iterations of the hardest instances.
+    Coverage against nodes and time, per-instance scatters, ratio scatters and node-ratio
+    ECDFs against the baseline, nodes by solution length, EBF, IDA* iterations of the
+    hardest instances; with --compare, each configuration's new against old.
 
     Example: tilesweep figures sweeps/NAME --format pdf --out paper/figures --width 3.4
     """
@@ -279,7 +283,7 @@ def figures(
         chosen = Style(style, parse_width(width) if width else None)
         opened = open_sweeps(sweeps)
         folder = Path(out) if out else (opened[0].folder / "figures" if len(opened) == 1 else Path("figures"))
-        return write_figures(load(opened, baseline, check_clock(clock)), folder, fmt, chosen)
+        return write_figures(load(opened, baseline, check_clock(clock)), folder, fmt, chosen, with_compare)
 
     for path in run_guarded(action):
         typer.echo(str(path))

@@ -56,12 +56,13 @@ def published_figures(path: str | Path) -> dict[int, Published]:
 @cache
 def published_table() -> pd.DataFrame:
     """Every published board: ``size``, ``goal``, ``tiles`` (as result rows write them),
-    ``source`` (its citation), ``published_length`` and ``published_nodes`` (nullable)."""
+    ``source`` (its citation), ``number`` (the board's number there), ``published_length`` and
+    ``published_nodes`` (nullable)."""
     rows = []
     for name, bundled in BUNDLED.items():
-        for board in published_figures(bundled.file).values():
+        for number, board in published_figures(bundled.file).items():
             rows.append({"size": bundled.size, "goal": bundled.goal, "tiles": " ".join(map(str, board.tiles)),
-                         "source": CITATIONS[name], "published_length": board.length,
+                         "source": CITATIONS[name], "number": number, "published_length": board.length,
                          "published_nodes": board.nodes})
     return pd.DataFrame(rows).astype({"published_nodes": "Int64"})
 

@@ -81,7 +81,8 @@ def parse_tiles(text: str, size: int | None = None, what: str = "tiles") -> tupl
     if size is None:
         size = size_for_count(len(tokens))
         if size is None:
-            raise InvalidBoardError(f"{what} {quoted(text)} has {len(tokens)} numbers; expected "
+            count = f"{len(tokens)} number" + ("" if len(tokens) == 1 else "s")
+            raise InvalidBoardError(f"{what} {quoted(text)} has {count}; expected "
                                     f"{_expected_counts()} (a 3x3, 4x4 or 5x5 board)")
     elif size not in SIZES:
         raise InvalidBoardError(f"size {size!r} is not supported; expected one of {SIZES}")

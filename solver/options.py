@@ -36,9 +36,10 @@ def whole_number(name: str, value, minimum: int, maximum: int | None = None) -> 
 MAX_SECONDS = 1e9
 
 
-def parse_seconds(name: str, value, allow_zero: bool = False) -> float:
+def parse_seconds(name: str, value, allow_zero: bool = False, maximum: float = MAX_SECONDS,
+                  why: str = "about 31 years") -> float:
     """``value`` (a number or its text) as seconds, > 0 (>= 0 with ``allow_zero``) and at most
-    :data:`MAX_SECONDS`, else an error quoting it."""
+    ``maximum`` (:data:`MAX_SECONDS`; ``why`` says what sets it), else an error quoting it."""
     try:
         number = float(value)
     except OverflowError:  # an int beyond any float
@@ -46,9 +47,9 @@ def parse_seconds(name: str, value, allow_zero: bool = False) -> float:
     except (TypeError, ValueError):
         number = float("nan")
     low = 0 <= number if allow_zero else 0 < number
-    if isinstance(value, bool) or not (low and number <= MAX_SECONDS):
+    if isinstance(value, bool) or not (low and number <= maximum):
         raise InvalidOptionError(f"{name} {quoted(value)} is not a number of seconds; expected a number "
-                                 f"{'>=' if allow_zero else '>'} 0 and at most {MAX_SECONDS:,.0f} (about 31 years)")
+                                 f"{'>=' if allow_zero else '>'} 0 and at most {maximum:,.10g} ({why})")
     return number
 
 

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import matplotlib
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -15,18 +16,27 @@ from matplotlib.patches import Rectangle
 from PIL import Image
 from typer.testing import CliRunner
 
+from browser import require_tex
 from sweeps_local import report_sweep
 from tilesweep.cli import app
 from tilesweep.jobs.report import plots
 from tilesweep.jobs.report.data import load
 from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
-from tilesweep.jobs.report.plotted import coverage_curves, length_series
+from tilesweep.jobs.report.plotted import (
+    coverage_curves,
+    ebf_summary,
+    length_series,
+    ratio_points,
+    scatter_points,
+)
 from tilesweep.jobs.report.sweeps import open_sweeps
+from tilesweep.jobs.report.tables import configuration_table
 
 RUNNER = CliRunner()
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("coverage-nodes_generated", "coverage-seconds", "scatter-nodes_generated-idastar_pdb_4-4",
-         "scatter-seconds-astar_linear-conflict", "ratio-ecdf-astar_pdb_4-4", "by-length", "ebf")
+         "scatter-seconds-astar_linear-conflict", "ratio-nodes_generated-idastar_pdb_4-4",
+         "ratio-seconds-astar_linear-conflict", "ratio-ecdf-astar_pdb_4-4", "by-length", "ebf")
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +84,13 @@ def test_pdf_embeds_its_fonts(files):
     assert b"/FontFile2" in body and b"/Subtype /Type3" not in body  # TrueType embedded, no bitmap fonts
 
 
-def frame_and_ticks(path):
-    """(figure size, axes frame box, {x, y: [(position, label)]}) of the first axes of an SVG."""
+def frame_and_ticks(path, axes_id="axes_1"):
+    """(figure size, axes frame box, {x, y: [(position, label)]}) of one axes of an SVG (the first)."""
     root = ET.parse(path).getroot()
     _, _, width, height = map(float, root.get("viewBox").split())
-    axes = root.find(f".//{SVG}g[@id='axes_1']")
-    corners = np.array(re.findall(r"([-\d.]+) ([-\d.]+)", axes.find(f"{SVG}g[@id='patch_2']/{SVG}path").get("d")),
-                       float)
+    axes = root.find(f".//{SVG}g[@id='{axes_id}']")
+    background = next(g for g in axes.findall(f"{SVG}g") if (g.get("id") or "").startswith("patch_"))
+    corners = np.array(re.findall(r"([-\d.]+) ([-\d.]+)", background.find(f"{SVG}path").get("d")), float)
     frame = (*corners.min(axis=0), *corners.max(axis=0))
     ticks = {}
     for which in ("x", "y"):
@@ -96,13 +106,19 @@ def frame_and_ticks(path):
 
 
 def frame_problems(path) -> list[str]:
-    """What is wrong with an SVG's plot frame and tick labels (empty: nothing)."""
+    """What is wrong with an SVG's plot frame and tick labels (empty: nothing). A panel below
+    the plot sharing its x axis (by-length's counts) carries the x labels: they are read there."""
     (width, height), (x0, y0, x1, y1), ticks = frame_and_ticks(path)
+    panels = re.findall(r'id="(axes_\d+)"', path.read_text())
+    if len(panels) > 1 and not ticks["x"]:
+        ticks["x"] = frame_and_ticks(path, panels[-1])[2]["x"]
     problems = []
     if x1 - x0 < 0.5 * width or y1 - y0 < 0.35 * height:
         problems.append(f"frame {x1 - x0:.0f}x{y1 - y0:.0f} of a {width:.0f}x{height:.0f} figure")
     for which, (low, high) in (("x", (x0, x1)), ("y", (y0, y1))):
         marks = ticks[which]
+        if which == "y" and path.stem == "ebf":  # rows named, no y ticks
+            continue
         if len(marks) < 2:
             problems.append(f"{len(marks)} labelled {which} ticks")
         problems += [f"{which} tick {label} at {at:.0f} outside {low:.0f}-{high:.0f}"
@@ -158,8 +174,8 @@ def built(data):
 
 def test_series_stay_apart_in_greyscale(built, files, tmp_path):
     for name, fig in built.items():
-        looks = series_looks(fig)
-        if not name.startswith("ebf"):
+        if name != "ebf":  # ebf: a named row per configuration
+            looks = series_looks(fig)
             assert len(set(looks)) == len(looks), (name, looks)
     assert len(series_looks(built["coverage-nodes_generated"])) == 6
     with Image.open(files["png"]["coverage-nodes_generated"]) as image:
@@ -168,15 +184,24 @@ def test_series_stay_apart_in_greyscale(built, files, tmp_path):
     assert len(np.unique(grey)) > 50 and grey.min() < 80
 
 
-def test_ebf_outlines_differ_by_line_style_and_marker(built):
+def test_ebf_names_a_box_per_configuration_from_the_shared_table(data, built):
+    """One box per configuration, named on its row (no colour to tell apart), at the quartiles
+    and median of :func:`ebf_summary`, which the rows' own percentiles check."""
     ax = built["ebf"].axes[0]
-    styles = [str(p.get_linestyle()) for p in ax.patches]
-    markers = [line.get_marker() for line in ax.lines]
-    assert len(set(styles)) == len(styles) == 6 and len(set(markers)) == 6
+    names = [t.get_text() for t in ax.texts][::-1]  # drawn bottom up
+    summary = ebf_summary(data)
+    assert names == [f"{c} (n = {n:,})" for c, n in zip(summary["config"], summary["n"])]
+    medians = [line.get_xdata()[0] for line in ax.lines if line.get_linewidth() == pytest.approx(1.4)][::-1]
+    assert medians == pytest.approx(summary["median"].to_numpy())
+    solved = data.rows[(data.rows["status"] == "solved") & (data.rows["config"] == data.configs[0])]
+    assert summary["q3"].iloc[0] == pytest.approx(np.percentile(solved["ebf"], 75))
 
 
 def test_legend_lies_inside_the_file_and_off_the_plot(built):
     for name, fig in built.items():
+        if name == "ebf":  # no legend: each box is named on its row
+            assert not fig.legends
+            continue
         renderer = FigureCanvasAgg(fig).get_renderer()
         fig.draw(renderer)
         box, page = fig.legends[0].get_window_extent(renderer), fig.bbox
@@ -232,3 +257,79 @@ def test_a_configuration_that_solved_nothing_keeps_its_legend_entry(data):
     with matplotlib.rc_context(Style().rc):
         fig = build_figures(failed, Style())["coverage-nodes_generated"]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == failed.configs
+
+
+def test_ratio_scatter_draws_each_instance_and_the_tables_geometric_mean(data, built):
+    """y = ratio, x = the baseline's value, one point per instance both solved; the mean line
+    is the node ratio ``tilesweep table`` prints."""
+    config = "idastar pdb:4-4"
+    ax = built[f"ratio-nodes_generated-{config}"].axes[0]
+    points = ratio_points(data, config, "idastar manhattan")
+    drawn = ax.collections[-1].get_offsets()
+    assert len(drawn) == len(points) > 10
+    assert np.asarray(drawn[:, 0]) == pytest.approx(points["x"].to_numpy())
+    assert np.asarray(drawn[:, 1]) == pytest.approx(points["ratio"].to_numpy())
+    table = configuration_table(data).set_index("configuration")
+    mean = [line for line in ax.lines if line.get_label().startswith("geometric mean")][0]
+    assert mean.get_ydata()[0] == pytest.approx(table.loc[config, "ratio"])
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+
+
+def test_a_changed_value_is_its_own_kind_only_when_asked():
+    pairs = pd.DataFrame({"instance": [1, 2, 3, 4], "status": ["solved", "solved", "timeout", "solved"],
+                          "status_base": ["solved", "solved", "solved", "timeout"],
+                          "v": [10.0, 12.0, 5.0, 7.0], "v_base": [10.0, 11.0, 5.0, 7.0]})
+    plain, _, edge = scatter_points(pairs, "v")
+    assert plain["kind"].tolist() == ["both solved", "both solved", "not solved", "baseline not solved"]
+    changed, _, _ = scatter_points(pairs, "v", changed=True)
+    assert changed["kind"].tolist() == ["both solved", "both solved, changed", "not solved", "baseline not solved"]
+    assert changed["y"].iloc[2] == changed["x"].iloc[3] == edge  # no value: in the band, not the budget
+
+
+@pytest.fixture(scope="module")
+def two_sweeps(swept, tmp_path_factory):
+    """The report sweep and a second run of the same code under a smaller node budget (``new``)."""
+    return swept, report_sweep(tmp_path_factory.mktemp("new"), name="new", max_nodes=1500)
+
+
+def test_compare_adds_before_after_figures_of_every_configuration(two_sweeps, tmp_path):
+    old, new = two_sweeps
+    result = RUNNER.invoke(app, ["figures", str(old), str(new), "--compare", "--format", "svg", "--out",
+                                 str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    names = {p.stem for p in tmp_path.iterdir()}
+    for config in ("astar_manhattan", "idastar_pdb_4-4"):
+        for kind in ("before-after-nodes_generated", "before-after-seconds", "before-after-ratio-seconds"):
+            assert f"{kind}-{config}" in names
+    data = load(open_sweeps([str(old), str(new)]))
+    with matplotlib.rc_context(Style().rc):
+        fig = build_figures(data, Style(), compare=True)["before-after-nodes_generated-idastar manhattan"]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    # the same code: no node count changed; the smaller budget leaves runs the old sweep solved unsolved
+    assert not any(label.startswith("both solved, changed") for label in labels)
+    assert any(label.startswith("not solved (") for label in labels)
+    assert frame_problems(tmp_path / "before-after-ratio-seconds-idastar_manhattan.svg") == []
+
+
+def test_compare_needs_two_sweeps(swept, tmp_path):
+    result = RUNNER.invoke(app, ["figures", str(swept), "--compare", "--out", str(tmp_path / "f")])
+    assert result.exit_code == 2 and "--compare needs exactly two sweeps" in result.stderr
+    assert not (tmp_path / "f").exists()
+
+
+@pytest.mark.browser
+def test_pgf_is_a_pgf_picture_with_the_papers_fonts(swept, tmp_path):
+    require_tex()
+    result = RUNNER.invoke(app, ["figures", str(swept), "--format", "pgf", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "coverage-nodes_generated.pgf").read_text()
+    assert "\\begin{pgfpicture}" in text and "\\end{pgfpicture}" in text
+    assert "share of runs solved" in text and "idastar manhattan" in text  # text left for LaTeX to set
+    assert len(list(tmp_path.glob("*.pgf"))) == len(list(tmp_path.iterdir()))
+
+
+def test_pgf_without_latex_is_one_line(swept, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pdflatex to be found
+    result = RUNNER.invoke(app, ["figures", str(swept), "--format", "pgf", "--out", str(tmp_path / "f")])
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "format 'pgf' needs pdflatex" in result.stderr and not (tmp_path / "f").exists()

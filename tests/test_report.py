@@ -128,6 +128,23 @@ def test_coverage_table_equals_summary_and_an_independent_duckdb_query(swept):
         assert shown[column].map(number).to_numpy() == pytest.approx(duck[column].to_numpy(float)), column
 
 
+def test_the_main_table_carries_the_paired_node_ratio_against_the_baseline(swept):
+    """Whenever a baseline is given: the geometric mean of the per-instance node ratios with its
+    interval and p, as ``summary`` computes them; none for the baseline itself."""
+    folder, _, html = swept
+    shown = Tables(html).frame("coverage").set_index(["algorithm", "heuristic"])
+    summary = summarize(load_results(folder), "manhattan").set_index(["algorithm", "heuristic"])
+    ratio = shown["node_ratio_vs_manhattan"].map(number)
+    for key, line in shown.iterrows():
+        if key[1] == "manhattan":
+            assert np.isnan(ratio[key]) and line["node_ratio_95%"] == "–"
+            continue
+        assert ratio[key] == pytest.approx(summary.loc[key, "nodes_ratio"])
+        low, high = map(float, line["node_ratio_95%"].split("–"))
+        assert low <= ratio[key] * 1.01 and ratio[key] <= high * 1.01  # the interval shown to 3 figures
+        assert 0 <= number(line["node_ratio_p"]) <= 1
+
+
 def test_plugin_rows_show_their_name_and_heuristic_version(tmp_path):
     from sweeps_local import local_sweep
     from tilesweep.solver.plugins import source_sha256
@@ -187,7 +204,13 @@ def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
 def test_scatter_draws_unsolved_runs_on_the_edge(swept):
     _, built, _ = swept
     fig = built.figures["scatter-nodes_generated-idastar linear-conflict"]
-    solved, unsolved = (r.data_source.data for r in fig.renderers[1:])
+    kinds = {r.name: r.data_source.data for r in fig.renderers[1:]}  # a renderer (and marker) per kind of point
+    solved = kinds.pop("both solved")
+    unsolved = {key: np.concatenate([np.asarray(k[key]) for k in kinds.values()]) for key in solved}
+    assert set(kinds) <= {"not solved", "baseline not solved", "neither solved"} and kinds
+    for kind, data in kinds.items():  # the tooltip's side says its status, not the budget as a value
+        side = data["base_text"] if kind == "baseline not solved" else data["text"]
+        assert all(text == "not solved (budget_exceeded)" for text in side), kind
     rows = load_results(swept[0])
     lc = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "linear-conflict")].set_index("instance")
     base = rows[(rows["algorithm"] == "idastar") & (rows["heuristic"] == "manhattan")].set_index("instance")

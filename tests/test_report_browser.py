@@ -301,7 +301,7 @@ def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count
     name = "scatter-nodes_generated-idastar linear-conflict"
     driver.execute_script("[...Bokeh.index.all_views()].find((v) => v.model.name === arguments[0])"
                           ".el.scrollIntoView({block: 'center'})", name)
-    spot = driver.execute_script(CROWDED_JS, name, "not solved by one or both")
+    spot = driver.execute_script(CROWDED_JS, name, "neither solved")
     assert spot["count"] > 1, spot  # runs both configurations left unsolved share the corner
     hover = ActionBuilder(driver)
     hover.pointer_action.move_to_location(int(spot["x"]), int(spot["y"]))
@@ -309,7 +309,9 @@ def test_a_hover_over_stacked_unsolved_points_shows_one_tooltip_with_their_count
     tips = wait_for(lambda: driver.execute_script(TOOLTIPS_JS), what="a tooltip")
     assert len(tips) == 1 and tips[0].count("instance:\t") == 1, tips  # one entry, not one per point
     lines = dict(line.split(":\t", 1) for line in tips[0].splitlines() if ":\t" in line)  # label:<tab>value
-    assert int(lines["points here"]) >= spot["count"] and "not solved by one or both" in tips[0]
+    assert int(lines["points here"]) >= spot["count"] and "neither solved" in tips[0]
+    # each side says its status, not the budget it stopped at as if it were a value
+    assert lines["idastar manhattan"] == lines["idastar linear-conflict"] == "not solved (budget_exceeded)", lines
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(ARTIFACTS / "report-hover.png"))
 
@@ -380,3 +382,49 @@ def test_log_axis_ticks_are_round_and_few(page, start, end, ticks):
     got = driver.execute_script(f"return (function (cb_data) {{ {LOG_TICKS} }})(arguments[0]);",
                                 {"start": start, "end": end})
     assert got == pytest.approx(ticks, rel=1e-9)
+
+
+# The right edges of the published section's tables and of the page, against the window's width.
+PUBLISHED_JS = """
+const section = document.getElementById("published-section");
+section.scrollIntoView();
+const tables = [...section.querySelectorAll("table")].map((t) => ({id: t.id, right: t.getBoundingClientRect().right}));
+return {tables: tables, window: window.innerWidth, section: section.scrollWidth - section.clientWidth,
+        page: document.documentElement.scrollWidth - window.innerWidth};
+"""
+
+
+@pytest.fixture(scope="module")
+def korf_report(tmp_path_factory):
+    """Korf's 100 under a node budget, IDA* with Manhattan and linear conflict: the published section."""
+    out = tmp_path_factory.mktemp("korf")
+    folder = local_sweep(out, "korf", instances="korf100", algorithms=("idastar",),
+                         heuristics=("manhattan", "linear-conflict"), max_nodes=300_000, chunk_size=50)
+    return build_report([str(folder)]).path
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_published_figures_are_in_view_without_scrolling_sideways(korf_report, width):
+    require_chromium()
+    with chromium_driver(width, 1000) as driver:
+        load(driver, korf_report)
+        layout = driver.execute_script(PUBLISHED_JS)
+        assert {t["id"] for t in layout["tables"]} == {"published-agreement", "published-runs"}
+        assert all(t["right"] <= layout["window"] for t in layout["tables"]), layout
+        assert layout["section"] <= 0 and layout["page"] <= 0, layout
+        headers = [th.text.replace("\n", "") for th in driver.find_elements("css selector", "#published-runs th")]
+        assert headers[:10] == ["instance", "board", "configuration", "status", "published length", "length",
+                                "length diff", "published nodes", "nodes", "nodes diff"]
+        rows = driver.find_elements("css selector", "#published-runs tbody tr")
+        assert len(rows) == 200
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / f"published-{width}.png"))
+        driver.execute_script("document.getElementById('coverage-section').scrollIntoView()")
+        driver.save_screenshot(str(ARTIFACTS / f"korf-coverage-{width}.png"))
+        driver.execute_script("document.getElementById('length-section').scrollIntoView()")
+        driver.save_screenshot(str(ARTIFACTS / f"korf-by-length-{width}.png"))
+        driver.execute_script("document.getElementById('iterations-section').scrollIntoView()")
+        title = driver.execute_script("return [...Bokeh.index.all_views()].find((v) => v.model.name === "
+                                      "'iterations').model.title.text")
+        assert title.startswith("IDA*: nodes generated per iteration: instance korf:")
+        driver.save_screenshot(str(ARTIFACTS / f"korf-iterations-{width}.png"))

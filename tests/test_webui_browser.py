@@ -36,7 +36,7 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     require_chromium()
-    with chromium_driver(1280, 1100) as driver:
+    with chromium_driver(1280, 1100, logs=("browser",)) as driver:
         driver.implicitly_wait(0)
         yield driver
 
@@ -291,6 +291,57 @@ def test_the_card_says_when_the_budget_stopped_a_search(server, browser, korf100
     assert card.get_attribute("data-status") == "budget_exceeded"
     assert "stopped by the node budget (1,000 nodes)" in card.text
     browser.find_element("id", "max-nodes").clear()
+
+
+def failed_requests(driver) -> list[str]:
+    """The console's errors since the last call (a refused request logs one: "... 400 (Bad Request)")."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_a_size_switch_asks_for_no_board_of_the_old_size(server, browser):
+    open_play(browser, server)
+    wait_for(lambda: browser.find_element("id", "board-h").text, what="h of the 3x3 goal")
+    failed_requests(browser)  # drain
+    open_play(browser, server, size="4")  # the page's own select: options first, then the new board
+    wait_for(lambda: browser.find_element("id", "board-h").text.startswith("h (manhattan) = 0"), what="h of 4x4")
+    assert failed_requests(browser) == []  # no /api/board of 9 tiles and size 4 (was a 400 on every switch)
+
+
+def test_bfs_and_dfs_cards_show_no_heuristic_value(server, browser):
+    open_play(browser, server)
+    set_board(browser, "1 2 3 4 5 6 0 7 8")
+    informed = solve(browser, "astar", "linear-conflict")
+    assert figure(informed, "h0") == "2"
+    for algorithm in ("bfs", "dfs"):  # the heuristic select is greyed out: its h0 is no figure of the search
+        card = solve(browser, algorithm)
+        assert card.get_attribute("data-status") == "solved" and not card.find_elements("css selector", ".r-h0")
+        assert "h0" not in card.find_element("css selector", "table.figures").text
+
+
+def test_a_one_number_board_is_named_in_the_singular(server, browser):
+    open_play(browser, server)
+    field = browser.find_element("id", "tiles-input")
+    field.clear()
+    field.send_keys("5")
+    browser.find_element("id", "set-board").click()
+    wait_for(lambda: browser.find_element("id", "board-error").text, what="the refusal")
+    assert "'5' has 1 number; expected" in browser.find_element("id", "board-error").text
+
+
+def test_a_cpu_time_limit_of_0_names_the_servers_cap(server, browser):
+    open_play(browser, server)
+    cap = browser.find_element("id", "time-limit").get_attribute("max")
+    assert f"{cap} s per solve" in browser.find_element("id", "caps").text
+    field = browser.find_element("id", "cpu-time-limit")
+    field.send_keys("0")
+    before = len(css(browser, ".card"))
+    browser.find_element("id", "solve").click()
+    wait_for(lambda: len(css(browser, ".card")) == before + 1, what="a new card")
+    wait_for(lambda: css(browser, ".card")[0].get_attribute("data-status"), what="the refusal on the card")
+    text = css(browser, ".card")[0].text
+    field.clear()
+    assert f"cpu-time-limit 0 is not a number of seconds; expected a number > 0 and at most {cap} " in text
+    assert "years" not in text and "1,000,000,000" not in text
 
 
 def test_a_cpu_time_limit_from_the_form_stops_a_search_on_the_cpu_clock(server, browser, korf100):

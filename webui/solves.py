@@ -33,7 +33,7 @@ from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, Tiles
 from tilesweep.solver.fsm import parse_pruning
 from tilesweep.solver.heuristics import BLANK_IGNORING
 from tilesweep.solver.hpath import h_along
-from tilesweep.solver.options import whole_number
+from tilesweep.solver.options import parse_seconds, whole_number
 from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
 from tilesweep.solver.solve import INFORMED, check_algorithm, check_conventions, check_time_limits, resolve_goal
 
@@ -165,6 +165,12 @@ def parse_ticket(data: dict) -> str | None:
     return ticket
 
 
+def _capped_seconds(name: str, value, limits: Limits) -> float | None:
+    """A time limit of a request: seconds above 0 and at most the server's cap (the page states it)."""
+    why = "this server's limit; start tilesweep ui with a larger --time-limit"
+    return None if value is None else parse_seconds(name, value, maximum=limits.time_limit, why=why)
+
+
 def parse_solve(data, limits: Limits) -> SolveRequest:
     """A :class:`SolveRequest` from a JSON body; node budget and time limit default to and are
     capped by the server's ``limits``. A ``cpu_time_limit`` (seconds of the solving thread's
@@ -181,12 +187,9 @@ def parse_solve(data, limits: Limits) -> SolveRequest:
         raise InvalidOptionError(f"max_nodes {quoted(budget)} is above this server's budget; expected at most "
                                  f"{limits.max_nodes} (start tilesweep ui with a larger --max-nodes)")
     cpu_seconds = data.get("cpu_time_limit")
-    wall, cpu = check_time_limits(data.get("time_limit", None if cpu_seconds is not None else limits.time_limit),
-                                  cpu_seconds)
-    for name, seconds in (("time_limit", wall), ("cpu_time_limit", cpu)):
-        if seconds is not None and seconds > limits.time_limit:
-            raise InvalidOptionError(f"{name} {seconds:g} is above this server's limit; expected at most "
-                                     f"{limits.time_limit:g} seconds (start tilesweep ui with a larger --time-limit)")
+    wall, cpu = check_time_limits(*(_capped_seconds(name, value, limits) for name, value in (
+        ("time-limit", data.get("time_limit", None if cpu_seconds is not None else limits.time_limit)),
+        ("cpu-time-limit", cpu_seconds))))
     return SolveRequest(board.tiles, board.size, goal, algorithm, heuristic, budget, wall, limits.max_memory, cpu,
                         conventions.name)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from tilesweep.jobs.parts import check_folder
 from tilesweep.pdb_store.files import OutputTargetError, atomic_write, check_target
 from tilesweep.solver.errors import InvalidOptionError
@@ -12,11 +14,12 @@ from tilesweep.solver.errors import InvalidOptionError
 from ..clocks import DEFAULT as DEFAULT_CLOCK
 from . import plots
 from .compare import Comparison, compare, load_pairs_side
-from .data import ReportData, coverage_table, load
+from .data import ReportData, coverage_table, load, published_agreement
 from .page import SPEC_FIELDS, frame_table, render, script_json, sweep_header, table_data, table_items
-from .plotted import ITERATION_INSTANCES, baseline_of, before_after
+from .plotted import ITERATION_INSTANCES, baseline_of, baseline_ratio, before_after
 from .quality import quality_section
 from .sweeps import open_sweeps
+from .tables import published_rows
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,28 @@ def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
     if has_iterations:
         figures[panel.name] = panel
     return figures, scatter_names, has_iterations
+
+
+def main_table(data: ReportData) -> pd.DataFrame:
+    """The coverage table with each configuration's node ratio against its baseline beside
+    it: geometric mean, 95 % interval and p over the instances both solved."""
+    ratios = pd.DataFrame([baseline_ratio(data, config) for config in data.configs], index=data.configs)
+    interval = ["–" if pd.isna(lo) else f"{lo:.3g}–{hi:.3g}"
+                for lo, hi in zip(ratios["ratio_low"], ratios["ratio_high"], strict=True)]
+    return coverage_table(data).assign(**{f"node_ratio_vs_{data.baseline}": ratios["ratio"],
+                                          "node_ratio_95%": interval, "node_ratio_p": ratios["p"]})
+
+
+def published_context(data: ReportData) -> dict | None:
+    """The published figures beside ours, when any board is a published one: per configuration
+    (how many agree) and per run (published length and nodes, ours, the differences)."""
+    agreement = published_agreement(data)
+    if agreement is None:
+        return None
+    runs = published_rows(data)
+    return {"agreement": frame_table(agreement.reindex(data.configs), "configuration"),
+            "runs": frame_table(runs.drop(columns=["source"])),
+            "sources": ", ".join(dict.fromkeys(runs["source"].astype(str)))}
 
 
 def comparison_context(data: ReportData, threshold: float) -> tuple[Comparison, dict]:
@@ -110,7 +135,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     _, table_note = table_items(data)
     context = {"title": f"tilesweep report: {names}", "version": __version__, "baseline": data.baseline,
                "sweeps": sweep_header(data), "spec_fields": SPEC_FIELDS,
-               "coverage": frame_table(coverage_table(data), "configuration"), "scatter_names": scatter_names,
+               "coverage": frame_table(main_table(data), "configuration"), "published": published_context(data),
+               "scatter_names": scatter_names,
                "has_iterations": has_iterations, "iteration_count": ITERATION_INSTANCES,
                "comparison": compare_ctx, "table_note": table_note, "clock_note": CLOCK_NOTES[clock],
                "seconds_label": data.seconds_label, "quality": quality}

@@ -180,12 +180,17 @@ def coverage_table(data: ReportData) -> pd.DataFrame:
     summary = _summary(data)
     table = table.join(status_counts(data)).join(summary[SUMMARY_FIGURES[data.clock]]).join(_common_figures(data))
     table["common_instances"] = table["common_instances"].fillna(0).astype("int64")
-    return table.join(_published_agreement(summary)) if "published" in summary else table
+    return table
 
 
-def _published_agreement(summary: pd.DataFrame) -> pd.DataFrame:
+def published_agreement(data: ReportData) -> pd.DataFrame | None:
     """Per configuration, how many solved runs of published boards found the published
-    length, and node count where one was published for it ("-" where none applies)."""
+    length, and node count where one was published for it ("-" where none applies); None
+    when no board is a published one."""
+    summary = _summary(data)
+    if "published" not in summary:
+        return None
+
     def share(equal, of) -> list[str]:
         return [f"{e} of {n}" if n else "-" for e, n in zip(equal.fillna(0), of.fillna(0), strict=True)]
 

@@ -1,5 +1,8 @@
 """``tilesweep figures``: the report's figures as static files a paper can print (matplotlib).
 
+PDF, SVG and PNG need nothing more; PGF (text typeset by the paper's own LaTeX, ``\\input``
+in a ``figure``) needs ``pdflatex``, which matplotlib runs to measure the text.
+
 Each figure is complete in itself: axis labels with units, the legend inside the axes, one
 colour (Okabe & Ito's colour-blind-safe palette), marker and line style per configuration,
 so a greyscale print still tells them apart. The data come from :mod:`.plotted`, the same
@@ -17,25 +20,29 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
 from tilesweep.pdb_store.files import atomic_write
-from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
+from ..paired import paired_ratio
 from .data import ReportData
 from .layers import layer_shares
 from .plotted import (
+    EBF_WHISKERS,
     baseline_of,
+    before_after,
     coverage_curves,
-    ebf_histogram,
+    ebf_summary,
     hardest_keys,
     iteration_rows,
     length_series,
     ratio_ecdf,
+    ratio_points,
     scatter_pairs,
     scatter_points,
     unsolved_notes,
     value_label,
 )
 
-FORMATS = ("pdf", "svg", "png")
+FORMATS = ("pdf", "svg", "png", "pgf")
 STYLES = ("paper", "slides")
 PNG_DPI = 300  # a 3.3-inch figure at 300 dpi: about 1,000 pixels wide, 2x and more of a screen figure
 LEGEND_COLUMNS = 2
@@ -80,7 +87,8 @@ class Style:
                 "xtick.labelsize": size - 1, "ytick.labelsize": size - 1, "lines.linewidth": 1.2 if size < 10 else 2,
                 "lines.markersize": 3.5 if size < 10 else 6,
                 "pdf.fonttype": 42,  # TrueType: the fonts embed and the text stays selectable
-                "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3, "legend.framealpha": 0.85}
+                "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3, "legend.framealpha": 0.85,
+                "pgf.texsystem": "pdflatex", "pgf.rcfonts": False}  # PGF: the paper's own fonts
 
     def figure(self, square: bool = False, legend_rows: int = 0) -> Figure:
         """A figure ``width`` inches wide, its plot square (a scatter: 45 degrees on its
@@ -114,9 +122,9 @@ def compact(value: float, _position=None) -> str:
 
 
 class RoundLogLocator(Locator):
-    """Log-axis ticks at round multiples of each power of ten, fewer the wider the range (the
-    page's rule): powers of ten alone over 2.5 decades, 1-2-5 over one, every multiple below;
-    at least two ticks, linear ones when even that is too few."""
+    """Log-axis ticks at round multiples of each power of ten, fewer the wider the range (as
+    the page's, for a narrower axis): powers of ten alone over 1.5 decades, 1-2-5 over 0.6,
+    every multiple below 0.3; at least two ticks, linear ones when even that is too few."""
 
     def __call__(self):
         return self.tick_values(*self.axis.get_view_interval())
@@ -124,8 +132,10 @@ class RoundLogLocator(Locator):
     def tick_values(self, vmin, vmax):
         vmin, vmax = sorted((max(vmin, 1e-300), max(vmax, 1e-300)))
         span = np.log10(vmax / vmin)
-        mantissas = [1] if span > 2.5 else [1, 2, 5] if span > 1 else [1, 2, 3, 5] if span > 0.6 else range(1, 10)
-        step = int(np.ceil(span / 8)) if span > 2.5 else 1
+        # a 3.4-inch axis holds labels a third of a decade apart over 1.5 decades at most (0.005 0.01 0.02
+        # ran together over 2.3 decades of seconds on Korf's 100)
+        mantissas = [1] if span > 1.5 else [1, 2, 5] if span > 0.6 else [1, 2, 3, 5] if span > 0.3 else range(1, 10)
+        step = int(np.ceil(span / 8)) if span > 1.5 else 1
         powers = range(int(np.floor(np.log10(vmin))), int(np.ceil(np.log10(vmax))) + 1)
         ticks = [m * 10.0 ** e for e in powers if e % step == 0 for m in mantissas]
         ticks = [t for t in ticks if vmin <= t <= vmax]
@@ -163,10 +173,17 @@ def coverage(data: ReportData, value: str, style: Style) -> Figure:
     return fig
 
 
-def scatter(data: ReportData, config: str, base: str, value: str, style: Style) -> Figure:
+# how each kind of scatter point is drawn: marker, colour, filled
+POINT_KINDS = {"both solved": ("o", PALETTE[0], False), "both solved, changed": ("s", PALETTE[4], True),
+               "not solved": ("^", PALETTE[3], True), "baseline not solved": (">", PALETTE[1], True),
+               "neither solved": ("X", PALETTE[6], True)}
+
+
+def scatter(data: ReportData, config: str, base: str, value: str, style: Style, changed: bool = False) -> Figure:
     """``value`` of ``config`` (y) against ``base`` (x) per instance: square log-log with the
-    diagonal; runs that did not solve in a labelled band beyond every solved value."""
-    points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value)
+    diagonal; runs that did not solve in a labelled band beyond every solved value; with
+    ``changed``, the instances whose value differs (a before/after pair) drawn apart."""
+    points, lo, edge = scatter_points(scatter_pairs(data, config, base, value), value, changed)
     fig = style.figure(square=True, legend_rows=5)  # the diagonal, the band, up to 3 kinds of point
     ax = fig.add_subplot()
     top = edge * 2.5
@@ -180,18 +197,44 @@ def scatter(data: ReportData, config: str, base: str, value: str, style: Style) 
         ax.axvspan(edge / 1.6, top, **band)
     if failed_x or failed_y:  # the band is named in the legend, where no point can hide the words
         ax.add_patch(Rectangle((0, 0), 0, 0, color=band["color"], label="not solved: no value, drawn in the band"))
-    kinds = (("both solved", "o", PALETTE[0]), ("not solved", "^", PALETTE[3]),
-             ("baseline not solved", ">", PALETTE[1]), ("neither solved", "X", PALETTE[6]))
-    for kind, marker, colour in kinds:
+    for kind, (marker, colour, filled) in POINT_KINDS.items():
         mine = points[points["kind"] == kind]
         if len(mine):
-            ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors="none" if marker == "o" else colour,
+            ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors=colour if filled else "none",
                        edgecolors=colour, linewidths=0.7, label=f"{kind} ({len(mine):,})")
     ax.set(xscale="log", yscale="log", xlim=(lo, top), ylim=(lo, top), aspect="equal")
     _log_ticks(ax.xaxis)
     _log_ticks(ax.yaxis)
     label = value_label(data, value)
     ax.set(xlabel=f"{base}: {label}", ylabel=f"{config}: {label}")
+    _legend(fig, ax)
+    return fig
+
+
+def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: Style,
+                  quotient: str | None = None) -> Figure:
+    """Per instance both solved: the ratio of ``config``'s ``value`` to ``base``'s (y) against
+    ``base``'s (x), log-log; the line of equal values and the geometric mean with its 95 %
+    interval (:func:`~tilesweep.jobs.paired.paired_ratio`). ``quotient`` names the ratio on
+    the y axis (default ``config / base``)."""
+    points = ratio_points(data, config, base, value)
+    fig = style.figure(square=True, legend_rows=4)  # room for the quotient's name along y
+    ax = fig.add_subplot()
+    ax.axhline(1, color="0.5", linestyle="--", linewidth=0.8, label="equal")
+    if len(points):
+        mean = paired_ratio(points["ratio"].to_numpy() * points["x"].to_numpy(), points["x"].to_numpy())
+        if np.isfinite(mean["ratio_low"]):
+            ax.axhspan(mean["ratio_low"], mean["ratio_high"], color=PALETTE[3], alpha=0.2, linewidth=0,
+                       label=f"95% interval {mean['ratio_low']:.3g}-{mean['ratio_high']:.3g}")
+        ax.axhline(mean["ratio"], color=PALETTE[3], linestyle="-", linewidth=1.0,
+                   label=f"geometric mean {mean['ratio']:.3g}")
+    ax.scatter(points["x"], points["ratio"], s=10, marker="o", facecolors="none", edgecolors=PALETTE[0],
+               linewidths=0.6, label=f"instances both solved ({len(points):,})")
+    ax.set(xscale="log", yscale="log")
+    _log_ticks(ax.xaxis)
+    _log_ticks(ax.yaxis)
+    label = value_label(data, value)
+    ax.set(xlabel=f"{base}: {label}", ylabel=f"{quotient or f'{config} / {base}'}\n(ratio of {label})")
     _legend(fig, ax)
     return fig
 
@@ -212,52 +255,58 @@ def ratio_distribution(data: ReportData, config: str, base: str, style: Style) -
 
 
 def by_length(data: ReportData, style: Style) -> Figure:
-    """Median nodes generated per optimal solution length, quartiles as a band; n under each
-    point; no line across a length without a solved run."""
+    """Median nodes generated per optimal solution length, quartiles as a band, and below it
+    the number of solved runs (n) behind each point; no line across a length without a
+    solved run; the runs that did not solve (no length) counted in the legend."""
     series = length_series(data)
     notes = unsolved_notes(data)
     labels = [config + (f" ({notes[config]} not drawn)" if notes.get(config) else "") for config in data.configs]
     fig = style.figure(legend_rows=style.legend_rows(labels))
-    ax = fig.add_subplot()
+    fig.set_figheight(fig.get_figheight() + style.width / 5)  # room for the panel of counts
+    grid = fig.add_gridspec(2, 1, height_ratios=(3, 1))
+    ax = fig.add_subplot(grid[0])
+    counts = fig.add_subplot(grid[1], sharex=ax)
     for i, (config, label) in enumerate(zip(data.configs, labels)):
         q = series[series["config"] == config]
         ax.fill_between(q["cost"], q["q1"], q["q3"], color=look(i)["color"], alpha=0.15, linewidth=0)
         ax.plot(q["cost"], q["median"], label=label, **look(i))
+        counts.plot(q["cost"], q["n"], **look(i))
     ax.set_yscale("log")
     _log_ticks(ax.yaxis)
-    ax.set(xlabel="optimal solution length (moves)", ylabel="nodes generated (median, quartiles)")
-    _counts_axis(ax, series)
+    ax.set(ylabel="nodes generated\n(median, quartiles)")
+    ax.tick_params(labelbottom=False)
+    counts.set(xlabel="optimal solution length (moves)", ylabel="solved\nruns (n)")
+    counts.set_ylim(0, max(series["n"].max(), 1) * 1.2)  # the highest count's marker whole
+    counts.xaxis.set_major_locator(MaxNLocator(6, integer=True))  # lengths are whole moves
+    counts.yaxis.set_major_locator(MaxNLocator(3, integer=True))
     _legend(fig, ax)
     return fig
 
 
-def _counts_axis(ax, series) -> None:
-    """The number of solved runs per length along the top (the most any configuration has)."""
-    n = series.groupby("cost")["n"].max()
-    top = ax.secondary_xaxis("top")
-    step = max(len(n) // 10, 1)
-    top.set_xticks(n.index[::step], [str(v) for v in n.to_numpy()[::step]])
-    top.set_xlabel("solved runs per length (n)", fontsize="small")
-    top.tick_params(labelsize="small")
-
-
 def ebf(data: ReportData, style: Style) -> Figure:
-    """Share of solved runs per effective branching factor bin, one outline per configuration."""
-    bins = ebf_histogram(data)
-    fig = style.figure(legend_rows=style.legend_rows(data.configs))
+    """The effective branching factor of each configuration's solved runs: a box (quartiles,
+    median) and whiskers (:data:`EBF_WHISKERS` percentiles) per configuration, named on its
+    row, so any number of them stay apart in any print."""
+    rows = ebf_summary(data)
+    fig = Figure(figsize=(style.width, max(style.width / 1.5, 0.8 + 0.36 * len(rows))), layout="constrained")
     ax = fig.add_subplot()
-    for i, config in enumerate(data.configs):
-        rows = bins[bins["config"] == config]
-        if rows.empty:
-            continue
-        x = np.append(rows["left"].to_numpy(), rows["right"].iloc[-1])
-        ax.stairs(rows["share"].to_numpy(), x, label=config, color=look(i)["color"],
-                  linestyle=look(i)["linestyle"])
-        filled = rows[rows["share"] > 0]  # markers on bins with runs, where they can be seen
-        ax.plot((filled["left"] + filled["right"]) / 2, filled["share"], linestyle="", marker=look(i)["marker"],
-                color=look(i)["color"], markevery=max(len(filled) // 5, 1))
-    ax.set(xlabel="effective branching factor", ylabel="share of solved runs per bin")
-    _legend(fig, ax)
+    drawn = rows[rows["n"] > 0]
+    stats = [{"label": f"{r.config} (n = {r.n:,})", "whislo": r.low, "q1": r.q1, "med": r.median, "q3": r.q3,
+              "whishi": r.high, "fliers": []} for r in drawn.itertuples()]
+    if stats:
+        ax.bxp(stats[::-1], orientation="horizontal", showfliers=False, widths=0.4, patch_artist=True,
+               boxprops={"facecolor": PALETTE[5], "edgecolor": "black", "linewidth": 0.7},
+               medianprops={"color": "black", "linewidth": 1.4}, whiskerprops={"linewidth": 0.7},
+               capprops={"linewidth": 0.7})
+    names = ax.get_yaxis_transform()  # x in axes fractions, y in data: each name above its box, full width
+    for y, entry in enumerate(stats[::-1], start=1):
+        ax.text(0.01, y + 0.24, entry["label"], transform=names, fontsize="small", va="bottom", ha="left")
+    ax.set_ylim(0.5, len(stats) + 0.8)
+    ax.set_yticks([])
+    ax.grid(axis="y", visible=False)
+    low, high = EBF_WHISKERS
+    ax.set(xlabel="effective branching factor of the solved runs")
+    fig.supxlabel(f"box: quartiles and median; whiskers: {low}th to {high}th percentile", fontsize="small")
     return fig
 
 
@@ -283,20 +332,26 @@ def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: st
             ax.plot(rows[x], rows[y], label=config, **look(i))
     ax.set_yscale("log")
     _log_ticks(ax.yaxis)
+    ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))  # bounds and layers are whole moves
     ax.set(xlabel=xlabel, ylabel=ylabel)
     _legend(fig, ax)
     return fig
 
 
-def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
-    """Every figure by file name (without extension)."""
-    figures = {f"coverage-{v}": coverage(data, v, style) for v in ("nodes_generated", "seconds")}
+VALUES = ("nodes_generated", "seconds")
+
+
+def build_figures(data: ReportData, style: Style, compare: bool = False) -> dict[str, Figure]:
+    """Every figure by file name (without extension); with ``compare`` (two sweeps, OLD NEW),
+    the before/after figures of each configuration both ran too."""
+    figures = {f"coverage-{v}": coverage(data, v, style) for v in VALUES}
     for config in data.configs:
         base = baseline_of(data, config)
         if base is None:
             continue
-        for value in ("nodes_generated", "seconds"):
+        for value in VALUES:
             figures[f"scatter-{value}-{config}"] = scatter(data, config, base, value, style)
+            figures[f"ratio-{value}-{config}"] = ratio_scatter(data, config, base, value, style)
         figures[f"ratio-ecdf-{config}"] = ratio_distribution(data, config, base, style)
     figures["by-length"] = by_length(data, style)
     figures["ebf"] = ebf(data, style)
@@ -305,28 +360,62 @@ def build_figures(data: ReportData, style: Style) -> dict[str, Figure]:
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
     if (data.rows["algorithm"] == "idastar").any():
         figures["f-layers"] = layers(data, style)
+    return figures | (before_after_figures(data, style) if compare else {})
+
+
+def before_after_figures(data: ReportData, style: Style) -> dict[str, Figure]:
+    """Per configuration both sweeps ran: new against old per instance (nodes, the changed
+    ones drawn apart; seconds) and the time ratio new / old against the old time."""
+    if len(data.sweeps) != 2:
+        raise InvalidOptionError(f"--compare needs exactly two sweeps (OLD NEW); got {len(data.sweeps)}")
+    old, new = (s.name for s in data.sweeps)
+    figures = {}
+    for before, after in before_after(data, old, new):
+        name = after.split(": ", 1)[-1]
+        for value in VALUES:
+            figures[f"before-after-{value}-{name}"] = scatter(data, after, before, value, style,
+                                                              changed=value == "nodes_generated")
+        figures[f"before-after-ratio-seconds-{name}"] = ratio_scatter(data, after, before, "seconds", style,
+                                                                      quotient=f"{new} / {old}: {name}")
     return figures
 
 
-def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style()) -> list[Path]:
-    """Write every figure of ``data`` into ``folder`` as ``NAME.FMT``; return the paths."""
+class TexUnavailableError(TilesweepError):
+    """PGF output asked for without a LaTeX to measure its text."""
+
+
+def check_format(fmt: str) -> None:
+    """PGF needs pdflatex on PATH (matplotlib typesets each label to measure it)."""
+    import shutil
+
+    if fmt == "pgf" and not shutil.which("pdflatex"):
+        raise TexUnavailableError("format 'pgf' needs pdflatex (Debian: apt-get install --no-install-recommends "
+                                  "texlive-latex-base texlive-latex-recommended); pdf, svg and png need nothing more")
+
+
+def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style(),
+                  compare: bool = False) -> list[Path]:
+    """Write every figure of ``data`` into ``folder`` as ``NAME.FMT`` (with ``compare``, the
+    before/after figures too); return the paths."""
     import matplotlib
 
+    check_format(fmt)
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     written = []
     with matplotlib.rc_context(style.rc):
-        for name, fig in build_figures(data, style).items():
+        figures = build_figures(data, style, compare)  # bad input refused before the folder is made
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, fig in figures.items():
             path = folder / f"{file_name(name)}.{fmt}"
-            atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI,
-                                                                    metadata=_metadata(fmt)))
+            atomic_write(path, lambda handle, fig=fig: fig.savefig(handle, format=fmt, dpi=PNG_DPI, **_metadata(fmt)))
             written.append(path)
     return written
 
 
-def _metadata(fmt: str) -> dict | None:
-    """No creation date in a PDF or SVG, so the same sweep gives the same file."""
-    return {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+def _metadata(fmt: str) -> dict:
+    """No creation date in a PDF or SVG, so the same sweep gives the same file (PGF has no metadata)."""
+    dates = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": None}
+    return {"metadata": dates[fmt]} if fmt in dates else {}
 
 
 def file_name(name: str) -> str:

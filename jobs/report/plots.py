@@ -16,8 +16,10 @@ from bokeh.models import (
     CustomJSHover,
     CustomJSTicker,
     CustomJSTickFormatter,
+    FixedTicker,
     HoverTool,
     Legend,
+    LinearAxis,
     Select,
     Span,
     Title,
@@ -27,6 +29,7 @@ from bokeh.plotting import figure
 
 from .data import ReportData
 from .plotted import (
+    KINDS,
     coverage_curves,
     ebf_histogram,
     hardest_keys,
@@ -120,7 +123,7 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
     """``value`` of ``config`` against ``base`` per instance, log-log, unsolved on the edge;
     with ``changed``, the points off the diagonal (a different value) stand out."""
     pairs, note = _thin(scatter_pairs(data, config, base, value))
-    points, lo, edge = scatter_points(pairs, value)
+    points, lo, edge = scatter_points(pairs, value, changed)
     x, y = points["x"].to_numpy(float), points["y"].to_numpy(float)
     label = value_label(data, value)
     fig = _figure(name or f"scatter-{value}-{config}", label, f"{base}", f"{config}",
@@ -133,27 +136,36 @@ def scatter(data: ReportData, config: str, base: str, value: str, name: str | No
     fig.add_layout(Title(text=f"vs {base}", text_font_style="normal"), "above")
     fig.add_layout(Title(text=config), "above")
     fig.line([lo, edge * 1.6], [lo, edge * 1.6], color="#888", line_dash="dashed")
-    both = points["kind"].eq("both solved").to_numpy()
     for where, failed in (("width", ~points["status"].eq("solved")), ("height", ~points["status_base"].eq("solved"))):
         if failed.any():  # the edge line only where a run did not solve
             fig.add_layout(Span(location=edge, dimension=where, line_color="#c33", line_dash="dotted"))
-    instance = pairs["instance"].to_numpy("int64")
-    tips = [("instance", "@instance"), (base, "@base_value{0,0.[000000]}"), (config, "@value{0,0.[000000]}"),
-            ("points here", "$index{count}")]
-    differ = (both & (pairs[value].to_numpy(float) != pairs[f"{value}_base"].to_numpy(float)) if changed
-              else np.zeros_like(both))
-    kinds = ((both & ~differ, "#1f77b4", "both solved"), (differ, "#ff7f0e", "both solved, changed"),
-             (~both, "#d62728", "not solved by one or both"))
-    for mask, colour, state in kinds:
-        if not mask.any() and state == "both solved, changed":
+    tips = [("instance", "@instance"), (base, "@base_text"), (config, "@text"), ("points here", "$index{count}")]
+    columns = dict(x=x, y=y, instance=points["instance"].to_numpy("int64"),
+                   base_text=_side_text(points[f"{value}_base"], points["status_base"], value),
+                   text=_side_text(points[value], points["status"], value))
+    for state in KINDS:  # "not solved" kinds in red; each kind its own marker, told apart without colour
+        mask = points["kind"].eq(state).to_numpy()
+        if not mask.any() and state != "both solved":
             continue
-        source = ColumnDataSource(dict(x=x[mask], y=y[mask], instance=instance[mask],
-                                       base_value=pairs[f"{value}_base"].to_numpy(float)[mask],
-                                       value=pairs[value].to_numpy(float)[mask]))
-        dots = fig.scatter("x", "y", source=source, size=4, alpha=0.5, color=colour, name=state)
+        source = ColumnDataSource({k: v[mask] for k, v in columns.items()})
+        dots = fig.scatter("x", "y", source=source, size=5 if SCATTER_MARKERS[state] != "circle" else 4, alpha=0.5,
+                           color=SCATTER_COLOURS.get(state, "#d62728"), marker=SCATTER_MARKERS[state], name=state)
         fig.add_tools(HoverTool(renderers=[dots], tooltips=tips + [("", state)], limit=1,
                                 formatters={"$index": CustomJSHover(code=POINTS_HERE)}))
     return fig
+
+
+SCATTER_COLOURS = {"both solved": "#1f77b4", "both solved, changed": "#ff7f0e"}
+SCATTER_MARKERS = {"both solved": "circle", "both solved, changed": "square", "not solved": "triangle",
+                   "baseline not solved": "inverted_triangle", "neither solved": "x"}
+
+
+def _side_text(values: pd.Series, statuses: pd.Series, value: str) -> np.ndarray:
+    """A side's value as a tooltip says it: the number when it solved, else its status (an
+    unsolved run has no value; the budget it stopped at is none)."""
+    unit = "" if value == "nodes_generated" else " s"
+    return np.array([(f"{v:,.0f}" if unit == "" else f"{v:.4g}{unit}") if s == "solved" else f"not solved ({s})"
+                     for v, s in zip(values.to_numpy(float), statuses.astype(str))], dtype=object)
 
 
 def by_length(data: ReportData):
@@ -179,7 +191,21 @@ def by_length(data: ReportData):
         note = unsolved_note(rows)
         legend.append((f"{config} ({note})" if note else config, [line, band, dots]))
     fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
+    _counts_axis(fig, series)
     return fig
+
+
+def _counts_axis(fig, series: pd.DataFrame) -> None:
+    """The number of solved runs per length along the top (the most any configuration has;
+    0 where no run has that length), as the static figure has it."""
+    n = series.groupby("cost")["n"].max()
+    if n.empty:
+        return
+    step = max(len(n) // 15, 1)
+    ticks = [float(c) for c in n.index[::step]]
+    fig.add_layout(LinearAxis(axis_label="solved runs per length (n)", ticker=FixedTicker(ticks=ticks),
+                              major_label_overrides={t: f"{v:,}" for t, v in zip(ticks, n.to_numpy()[::step])}),
+                   "above")
 
 
 def coverage(data: ReportData, value: str):
@@ -213,12 +239,17 @@ def ebf_distribution(data: ReportData):
     return fig
 
 
+def iterations_title(key: str) -> str:
+    """The iterations plot's title, naming the instance it shows (SWEEP:INSTANCE)."""
+    return f"IDA*: nodes generated per iteration: instance {key}"
+
+
 def iterations(data: ReportData):
     """Nodes generated per IDA* iteration against its bound, for an instance chosen in a list."""
     logs = iteration_rows(data)
-    fig = _figure("iterations", "IDA*: nodes generated per iteration (choose an instance)", "bound (f limit)",
-                  "nodes generated in the iteration", y_log=True, width=940)
     keys = hardest_keys(logs)
+    fig = _figure("iterations", iterations_title(keys[0] if keys else ""), "bound (f limit)",
+                  "nodes generated in the iteration", y_log=True, width=940)
     select = Select(name="iteration-instance", title="instance (the hardest by nodes)", value=keys[0] if keys else "",
                     options=keys)
     shown_sources, all_sources, legend = [], [], []
@@ -235,8 +266,9 @@ def iterations(data: ReportData):
     if legend:
         fig.add_layout(Legend(items=legend, click_policy="hide"), "right")
     fig.add_tools(HoverTool(tooltips=[("bound", "@bound"), ("nodes", "@nodes{0,0}")]))
-    select.js_on_change("value", CustomJS(args=dict(shown=shown_sources, every=all_sources), code="""
+    select.js_on_change("value", CustomJS(args=dict(shown=shown_sources, every=all_sources, title=fig.title), code="""
         const key = cb_obj.value;
+        title.text = `${title.text.split(": instance ")[0]}: instance ${key}`;
         for (let i = 0; i < shown.length; i++) {
             const d = every[i].data, bound = [], nodes = [];
             for (let j = 0; j < d.key.length; j++)

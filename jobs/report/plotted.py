@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..paired import paired_ratio
 from .data import ReportData
 
 CURVE_POINTS = 400
@@ -67,6 +68,18 @@ def before_after(data: ReportData, old: str, new: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def baseline_ratio(data: ReportData, config: str) -> dict:
+    """Node ratio of ``config`` against its baseline over the instances both solved: ``ratio``
+    (geometric mean), ``ratio_low``, ``ratio_high`` (95 % interval), ``p`` (:mod:`...paired`);
+    NaN for a baseline itself or a configuration without one."""
+    base = baseline_of(data, config)
+    if base is None:
+        return {"ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan, "p": np.nan}
+    pairs = scatter_pairs(data, config, base, "nodes_generated")
+    both = pairs[(pairs["status"] == "solved") & (pairs["status_base"] == "solved")]
+    return paired_ratio(both["nodes_generated"].to_numpy(float), both["nodes_generated_base"].to_numpy(float))
+
+
 def scatter_pairs(data: ReportData, config: str, base: str, value: str) -> pd.DataFrame:
     """One row per instance run by both: the values, statuses and whether each solved."""
     cols = ["item", "sweep", "instance", "status", value]
@@ -75,19 +88,23 @@ def scatter_pairs(data: ReportData, config: str, base: str, value: str) -> pd.Da
     return mine.merge(theirs, on="item", suffixes=("", "_base"))
 
 
-def scatter_points(pairs: pd.DataFrame, value: str) -> tuple[pd.DataFrame, float, float]:
+KINDS = ("both solved", "both solved, changed", "not solved", "baseline not solved", "neither solved")
+
+
+def scatter_points(pairs: pd.DataFrame, value: str, changed: bool = False) -> tuple[pd.DataFrame, float, float]:
     """``pairs`` (:func:`scatter_pairs`) placed on a log-log plot: columns ``x`` (baseline),
-    ``y``, ``kind`` (``both solved``, ``baseline not solved``, ``not solved``, ``neither
-    solved``), the raw values and statuses. An unsolved run has no value: it is drawn at
-    ``edge``, in a band beyond every solved value. Returns (points, low end, edge)."""
+    ``y``, ``kind`` (one of :data:`KINDS`; ``both solved, changed`` only with ``changed``: the
+    two values differ), the raw values and statuses. An unsolved run has no value: it is
+    drawn at ``edge``, in a band beyond every solved value. Returns (points, low end, edge)."""
     x, y = pairs[f"{value}_base"].to_numpy(float), pairs[value].to_numpy(float)
     ok_x, ok_y = pairs["status_base"].eq("solved").to_numpy(), pairs["status"].eq("solved").to_numpy()
     solved = np.concatenate([x[ok_x], y[ok_y]])
     solved = solved[solved > 0]
     lo = solved.min() / 1.5 if len(solved) else 1e-6
     edge = (solved.max() if len(solved) else 1.0) * 3
-    kind = np.select([ok_x & ok_y, ok_y, ok_x], ["both solved", "baseline not solved", "not solved"],
-                     "neither solved")
+    differ = ok_x & ok_y & (x != y) if changed else np.zeros(len(pairs), bool)
+    kind = np.select([differ, ok_x & ok_y, ok_y, ok_x],
+                     ["both solved, changed", "both solved", "baseline not solved", "not solved"], "neither solved")
     points = pairs.assign(x=np.where(ok_x, np.maximum(x, lo), edge), y=np.where(ok_y, np.maximum(y, lo), edge),
                           kind=kind)
     return points, lo, edge
@@ -142,13 +159,40 @@ def ebf_histogram(data: ReportData) -> pd.DataFrame:
     return _concat(frames, ["config", "left", "right", "share"])
 
 
+FLOORS = {"nodes_generated": 1.0, "seconds": 1e-7}  # a ratio's smallest value: a node, a tenth of a microsecond
+
+
+def ratio_points(data: ReportData, config: str, base: str, value: str = "nodes_generated") -> pd.DataFrame:
+    """Per instance both solved (and timed): ``instance``, ``x`` the baseline's ``value`` and
+    ``ratio`` ``config``'s over it (each value at least :data:`FLOORS`)."""
+    pairs = scatter_pairs(data, config, base, value)
+    both = pairs[(pairs["status"] == "solved") & (pairs["status_base"] == "solved")].dropna(
+        subset=[value, f"{value}_base"])
+    x = np.maximum(both[f"{value}_base"].to_numpy(float), FLOORS[value])
+    return pd.DataFrame({"instance": both["instance"].to_numpy(), "x": x,
+                         "ratio": np.maximum(both[value].to_numpy(float), FLOORS[value]) / x})
+
+
+EBF_WHISKERS = (5, 95)  # percentiles the box plot's whiskers reach
+
+
+def ebf_summary(data: ReportData) -> pd.DataFrame:
+    """Per configuration, the distribution of its solved runs' effective branching factors:
+    ``config``, ``n``, ``low`` and ``high`` (the :data:`EBF_WHISKERS` percentiles), ``q1``,
+    ``median``, ``q3`` (NaN without a solved run)."""
+    solved = data.rows[(data.rows["status"] == "solved") & data.rows["ebf"].notna()]
+    out = []
+    for config in data.configs:
+        values = solved.loc[solved["config"] == config, "ebf"].to_numpy(float)
+        cuts = np.percentile(values, [EBF_WHISKERS[0], 25, 50, 75, EBF_WHISKERS[1]]) if len(values) else [np.nan] * 5
+        out.append(dict(zip(["config", "n", "low", "q1", "median", "q3", "high"], [config, len(values), *cuts])))
+    return pd.DataFrame(out, columns=["config", "n", "low", "q1", "median", "q3", "high"])
+
+
 def ratio_ecdf(data: ReportData, config: str, base: str) -> pd.DataFrame:
     """The per-instance ratio of nodes generated, ``config`` over ``base``, over the instances
     both solved, sorted, with the share of those instances at or below each: ``ratio``, ``share``."""
-    pairs = scatter_pairs(data, config, base, "nodes_generated")
-    both = pairs[(pairs["status"] == "solved") & (pairs["status_base"] == "solved")]
-    ratio = np.sort(np.maximum(both["nodes_generated"].to_numpy(float), 1)
-                    / np.maximum(both["nodes_generated_base"].to_numpy(float), 1))
+    ratio = np.sort(ratio_points(data, config, base)["ratio"].to_numpy())
     return pd.DataFrame({"ratio": ratio, "share": np.arange(1, len(ratio) + 1) / max(len(ratio), 1)})
 
 

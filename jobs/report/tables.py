@@ -6,23 +6,21 @@ over the instances every configuration of the set solved, and the geometric mean
 per-instance node ratios against the baseline with its 95 % interval and p-value
 (:mod:`..paired`); the best value of each column is marked (bold in LaTeX and Markdown;
 CSV keeps plain numbers). The *published* table has a row per run of a published board
-(Korf's 100, Korf & Felner's 50): the published length and node count beside ours, and
-their differences.
+(Korf's 100, Korf & Felner's 50; ``board``: its number there): the published length and
+node count beside ours, and their differences.
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 
 from tilesweep.solver.errors import InvalidOptionError
 
-from ..paired import paired_ratio
 from ..published import COUNTED, published_table
 from .data import ReportData, common_items
-from .plotted import baseline_of, scatter_pairs
+from .plotted import baseline_ratio
 
 FORMATS = ("latex", "csv", "markdown")
 # column: (heading, the better direction: min, max, or None for no mark)
@@ -61,18 +59,8 @@ def configuration_table(data: ReportData) -> pd.DataFrame:
         entry = {"set": mine["set"].iloc[0], "configuration": config, "instances": len(mine), "solved": len(solved),
                  "common": len(shared), "nodes": shared["nodes_generated"].sum(), "cpu_s": shared["seconds"].sum(),
                  "wall_s": shared["wall"].sum()}
-        out.append(entry | _ratio(data, config))
+        out.append(entry | baseline_ratio(data, config))
     return pd.DataFrame(out)
-
-
-def _ratio(data: ReportData, config: str) -> dict:
-    """Node ratio of ``config`` against its baseline over the instances both solved."""
-    base = baseline_of(data, config)
-    if base is None:
-        return {"ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan, "p": np.nan}
-    pairs = scatter_pairs(data, config, base, "nodes_generated")
-    both = pairs[(pairs["status"] == "solved") & (pairs["status_base"] == "solved")]
-    return paired_ratio(both["nodes_generated"].to_numpy(float), both["nodes_generated_base"].to_numpy(float))
 
 
 def published_rows(data: ReportData) -> pd.DataFrame:
@@ -92,7 +80,8 @@ def published_rows(data: ReportData) -> pd.DataFrame:
     solved = found["status"] == "solved"
     length = found["cost"].where(solved)
     nodes = found["nodes_generated"].where(solved & counted.to_numpy())
-    table = pd.DataFrame({"instance": found["instance"], "configuration": found["config"].astype(str),
+    table = pd.DataFrame({"instance": found["instance"], "board": found["number"],
+                          "configuration": found["config"].astype(str),
                           "status": found["status"], "published length": found["published_length"],
                           "length": length, "length diff": length - found["published_length"],
                           "published nodes": found["published_nodes"].where(counted.to_numpy()),
@@ -143,15 +132,16 @@ def _bold(text: str, fmt: str) -> str:
     return f"\\textbf{{{text}}}" if fmt == "latex" else f"**{text}**"
 
 
-def render(headings: list[str], rows: list[list[str]], fmt: str, caption: str = "") -> str:
-    """A table in ``fmt``: LaTeX (booktabs ``tabular``), CSV or Markdown (pipes)."""
+def render(headings: list[str], rows: list[list[str]], fmt: str, caption: str = "", long: bool = False) -> str:
+    """A table in ``fmt``: LaTeX (booktabs ``tabular``; with ``long`` a ``longtable`` that
+    breaks across pages, its headings on each), CSV or Markdown (pipes)."""
     if fmt == "csv":
         return pd.DataFrame(rows, columns=headings).to_csv(index=False).rstrip("\n")
     if fmt == "markdown":
         lines = ["| " + " | ".join(headings) + " |", "|" + "|".join("---" for _ in headings) + "|"]
         return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
     if fmt == "latex":
-        return _latex(headings, rows, caption)
+        return _latex(headings, rows, caption, "longtable" if long else "tabular")
     raise InvalidOptionError(f"format {fmt!r} is not known; expected latex, csv or markdown")
 
 
@@ -166,12 +156,16 @@ def latex_escape(text: str) -> str:
     return re.sub("[\\\\&%$#_{}~^–]", lambda m: LATEX_SPECIAL[m.group()], text)
 
 
-def _latex(headings: list[str], rows: list[list[str]], caption: str) -> str:
-    lines = [f"% {caption}" if caption else "% tilesweep table", "\\begin{tabular}{" + "l" * 2
-             + "r" * (len(headings) - 2) + "}", "\\toprule",
+TEXT_COLUMNS = {"instance set", "configuration", "status", "source"}  # set flush left; numbers flush right
+
+
+def _latex(headings: list[str], rows: list[list[str]], caption: str, environment: str = "tabular") -> str:
+    spec = "".join("l" if heading in TEXT_COLUMNS else "r" for heading in headings)
+    lines = [f"% {caption}" if caption else "% tilesweep table", f"\\begin{{{environment}}}{{{spec}}}", "\\toprule",
              " & ".join(latex_escape(h) for h in headings) + " \\\\", "\\midrule"]
+    lines += ["\\endhead"] if environment == "longtable" else []  # the headings again on every page
     lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-    return "\n".join(lines + ["\\bottomrule", "\\end{tabular}"])
+    return "\n".join(lines + ["\\bottomrule", f"\\end{{{environment}}}"])
 
 
 TABLES = ("configurations", "published")
@@ -192,10 +186,12 @@ def table_text(data: ReportData, which: str, fmt: str) -> str:
                                  "expected a sweep of korf100 or korf50-24 for --table published")
     if fmt == "csv":
         return published.to_csv(index=False).rstrip("\n")
-    cells = [[str(r["instance"]), r["configuration"], str(r["status"]), _number(r["published length"]),
-              _number(r["length"]), _signed(r["length diff"]), _number(r["published nodes"]), _number(r["nodes"]),
-              _signed(r["nodes diff"]), r["source"]] for _, r in published.iterrows()]
-    return render(list(published.columns), cells, fmt, "published figures beside ours")
+    cells = [[str(r["instance"]), str(r["board"]), r["configuration"], str(r["status"]),
+              _number(r["published length"]), _number(r["length"]), _signed(r["length diff"]),
+              _number(r["published nodes"]), _number(r["nodes"]), _signed(r["nodes diff"]), r["source"]]
+             for _, r in published.iterrows()]
+    return render(list(published.columns), cells, fmt, "published figures beside ours (\\usepackage{longtable})",
+                  long=True)
 
 
 def _signed(value) -> str:

@@ -36,7 +36,8 @@ function chosenHeuristic() {
 // h of the board under the chosen heuristic, computed by the server's kernels.
 async function showH() {
   const heuristic = chosenHeuristic(), tiles = state.tiles.slice();
-  if (!heuristic) return;
+  // a size switch asks for its options before it sets the new board: wait for the board
+  if (!heuristic || tiles.length !== state.size * state.size) return;
   try {
     const answer = await postJson("/api/board", {tiles: tiles.join(" "), size: state.size, goal: state.goal, heuristic});
     if (!sameTiles(tiles, state.tiles) || heuristic !== chosenHeuristic()) return;  // moved on meanwhile
@@ -163,8 +164,10 @@ async function loadOptions() {
   noteHeuristic();
 }
 
+const UNINFORMED = ["bfs", "dfs"];
+
 function noteHeuristic() {
-  const uninformed = ["bfs", "dfs"].includes($("algorithm").value);
+  const uninformed = UNINFORMED.includes($("algorithm").value);
   $("heuristic").disabled = $("heuristic-text").disabled = uninformed;
   const chosen = (state.options?.heuristics || []).find((h) => h.name === $("heuristic").value);
   $("heuristic-note").textContent = !uninformed && chosen && !chosen.available ? chosen.why : "";
@@ -217,7 +220,7 @@ class SolveCard {
     this.request = request;
     this.start = tiles;
     this.controller = new AbortController();
-    const title = ["bfs", "dfs"].includes(request.algorithm)
+    const title = UNINFORMED.includes(request.algorithm)
       ? ALGORITHM_NAMES[request.algorithm]
       : `${ALGORITHM_NAMES[request.algorithm]} · ${request.heuristic}`;
     this.optimal = state.options.optimal.includes(request.algorithm);
@@ -292,7 +295,8 @@ class SolveCard {
     const rows = [["cost", fmtInt(r.cost), "cost"], ["nodes generated", fmtInt(r.nodes_generated), "generated"],
                   ["nodes expanded", fmtInt(r.nodes_expanded), "expanded"], ["EBF", fmtNum(r.ebf), "ebf"],
                   ["h0", fmtInt(r.h0), "h0"], ["search CPU time", fmtSeconds(r.cpu_seconds), "cpu-seconds"],
-                  ["search wall time", fmtSeconds(r.seconds), "seconds"]];
+                  ["search wall time", fmtSeconds(r.seconds), "seconds"]]
+      .filter(([label]) => label !== "h0" || !UNINFORMED.includes(r.algorithm));  // BFS and DFS read no heuristic
     if (r.max_depth !== null && r.max_depth !== undefined) rows.push(["max depth", fmtInt(r.max_depth), "max-depth"]);
     if (r.conventions && r.conventions !== "korf") rows.push(["conventions", r.conventions, "conventions"]);
     // a plugin heuristic: the sha256 of its source (the heuristic_version of a sweep's rows)
