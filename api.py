@@ -183,7 +183,7 @@ class Sweep:
                 with connect(run.scheduler, run.workers, batch=batch_options(spec, run),
                              scheduler_file=run.scheduler_file) as client:
                     run_plan(client, plan, run.store, on_progress, parallel_above=run.parallel_above,
-                             solve_stopped=partial(solve_stopped_rows, client, run.store),
+                             solve_stopped=partial(solve_stopped_rows, client, run.store, folder=spec.folder),
                              worker_wait=worker_wait(run))
             return finish(spec, self._baseline(baseline))
 

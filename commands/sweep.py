@@ -303,7 +303,7 @@ def _run_sweep(spec, run, plan, retry_errors: bool = False, warming: Path | None
                     plan.lock.note(dashboard=link)
             isolated = run_plan(client, plan, run.store, bar, announce, BuildProgressLine(),
                                 run.parallel_above, partial(solve_stopped_rows, client, run.store,
-                                                            on_row=announce_parallel), bar.kernels,
+                                                            on_row=announce_parallel, folder=spec.folder), bar.kernels,
                                 worker_wait, announce_no_workers)
         typer.echo(f"wall time {time.perf_counter() - start:.1f} s", err=True)
         if isolated:
