@@ -71,3 +71,31 @@ def test_killed_twice_then_resumed_counts_as_uninterrupted(tmp_path, korf100, pa
     assert row["nodes_generated"] == 276_361_933
     final = state_now(folder)
     assert final.resumes == 2 and final.status == 0
+
+
+def test_a_sweeps_hard_row_resumes_from_the_sweep_folder(tmp_path, korf100):
+    """``sweep --parallel-above``: the client killed while its hard row's split search runs;
+    the rerun goes on from the row's checkpoint in the sweep folder and writes the row an
+    uninterrupted sweep writes."""
+    from sweeps_local import local_sweep
+    from tilesweep.jobs.results import load_results
+    from tilesweep.jobs.schema import TIMING_COLUMNS
+
+    (tmp_path / "boards.txt").write_text(" ".join(map(str, korf100[KORF_1])) + "\n")
+    reference = load_results(local_sweep(tmp_path / "serial", "one", instances=str(tmp_path / "boards.txt"),
+                                         goal="blank-first", algorithms=("idastar",), heuristics=("manhattan",)))
+    words = [sys.executable, "-m", "tilesweep", "sweep", "--instances", str(tmp_path / "boards.txt"), "--goal",
+             "blank-first", "--name", "one", "--out", str(tmp_path / "par"), "--workers", "2",
+             "--parallel-above", "1000000"]
+    folder = tmp_path / "par" / "one"
+    client = subprocess.Popen(words, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    killed = kill_when(client, folder, lambda s: len(s.iterations) >= 5 and 0 < len(s.done) < s.chunks)
+    shown = subprocess.run([sys.executable, "-m", "tilesweep", "status", str(folder)], capture_output=True, text=True)
+    assert f"iteration {len(killed.iterations) + 1}, threshold {killed.bound}" in shown.stdout, shown.stdout
+    again = subprocess.run(words, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    rows = load_results(folder)
+    same = [c for c in reference.columns if c not in TIMING_COLUMNS]
+    assert rows[same].equals(reference[same]) and rows["worker"].iloc[0].startswith("parallel:2@")
+    assert state_now(folder).resumes == 1
