@@ -183,18 +183,18 @@ def solve(
 
 
 def _checkpoints(folder: str, algorithm: str):
-    """The ``checkpoints`` of a split search kept in ``folder`` (made if missing, in an existing parent)."""
+    """The ``checkpoints`` of a split search kept in ``folder`` (made if missing)."""
     from pathlib import Path
 
     from tilesweep.jobs.checkpoints import folder_checkpoints
     if algorithm != "idastar":
         raise InvalidOptionError(f"--checkpoint records IDA* only, not {algorithm!r}; use --algorithm idastar")
     path = Path(folder)
-    if not path.is_dir():
-        if not path.parent.is_dir():
-            raise InvalidOptionError(f"--checkpoint {folder!r}: the folder {str(path.parent)!r} does not exist; "
-                                     "expected a folder to keep the solve's progress in")
-        path.mkdir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InvalidOptionError(f"--checkpoint {folder!r} is a file; expected a folder to keep the solve's "
+                                 "progress in") from None
     return folder_checkpoints(path, {"solve": "tilesweep solve"})
 
 

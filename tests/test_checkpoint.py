@@ -99,11 +99,14 @@ def test_cli_checkpoint_folder_and_status(tmp_path):
     assert shown.exit_code == 0 and "solved after 8 iterations, 540,860 nodes" in shown.stdout
 
 
-def test_checkpoint_needs_an_existing_parent_and_idastar(tmp_path):
+def test_checkpoint_needs_a_folder_and_idastar(tmp_path):
     runner = CliRunner()
     board = "0 1 9 7 11 13 5 3 14 12 4 2 8 6 10 15"
-    out = runner.invoke(app, ["solve", board, "--checkpoint", str(tmp_path / "a" / "b")])
-    assert out.exit_code == 2 and "does not exist" in out.stderr
+    (tmp_path / "file").write_text("")
+    out = runner.invoke(app, ["solve", board, "--checkpoint", str(tmp_path / "file" / "b")])
+    assert out.exit_code == 2 and "is a file" in out.stderr
+    out = runner.invoke(app, ["solve", board, "--checkpoint", str(tmp_path / "file")])
+    assert out.exit_code == 2 and "is a file" in out.stderr
     out = runner.invoke(app, ["solve", board, "-a", "astar", "--checkpoint", str(tmp_path)])
     assert out.exit_code == 2 and "IDA* only" in out.stderr
 
