@@ -63,14 +63,17 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
     :func:`solver.deepening.deepening` takes; in ``ctx``, ``vals``/``rvals``
     (int64[MAX_DEPTH + 1, groups]) and ``sums``/``rsums`` hold each depth's group values and
     sums, regular and reflected; ``addr`` has each group's table address
-    (:func:`solver.hstate.table_addresses`)."""
+    (:func:`solver.hstate.table_addresses`). The root is the node ``tiles``/``pos`` show, at
+    depth ``g0``, made by the move ``last`` (-1 at the start), in automaton state ``q0``:
+    the start of a search, or a split search's subtree root (:mod:`solver.subtrees`)."""
     tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early_mirrors, \
-        refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm = ctx
+        refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm, \
+        g0, last, q0 = ctx
     next_bound = np.int64(NO_BOUND)
     d = 0
     b = pos[0]
-    q = 0
-    p = list_start(b, -1)
+    q = q0
+    p = list_start(b, last)
     plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
                   ranks, 0)
     if early_mirrors:
@@ -113,7 +116,7 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
             v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
             h += v - vals[du, np.uint64(g)]
         hc = h
-        f = d + 1 + hc
+        f = g0 + d + 1 + hc
         g2, w, rh = -1, np.int64(0), np.int64(0)
         if reflect and (f <= bound or f < next_bound):
             g2 = tile_group[np.uint64(refl_tile[t])]
@@ -125,7 +128,7 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
                 rh += w - rvals[du, np.uint64(g2)]
             if rh > hc:
                 hc = rh
-                f = d + 1 + hc
+                f = g0 + d + 1 + hc
         if f > bound:
             if f < next_bound:
                 next_bound = f
@@ -147,7 +150,7 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
         if hc == 0 and is_goal(tiles, goal_pos):
             write_path(path, lists, st_pos, d + 1)
             return SOLVED, generated, expanded, next_bound, d + 1, check_at
-        if d + 1 >= MAX_DEPTH:
+        if g0 + d + 1 >= MAX_DEPTH:
             return TOO_DEEP, generated, expanded, next_bound, 0, check_at
         expanded += 1
         d += 1
@@ -202,5 +205,6 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     early = early_mirrors and reflect
     addr = table_addresses(tables)
     ctx = (tiles, pos, goal_pos, lists, n_groups, tile_group, group_tiles, group_k, addr, reflect, early, refl_tile,
-           refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm)
+           refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, path, fsm, use_fsm, np.int64(0),
+           np.int64(-1), np.int64(0))
     return _deepen(ctx, h0, limits, path, bounds, iter_nodes)

@@ -199,8 +199,13 @@ def _walk_call(x: KernelInputs):
 
 
 def _serves_pdb(x: KernelInputs) -> bool:
-    """Pattern databases alone, one lookup (two with ``+reflect``)."""
-    return x.H.n_terms == 1 and x.H.terms[0] == TERM_PDB and x.H.n_lookups == 1 + x.H.reflect
+    return serves_pdb_kernel(x.H)
+
+
+def serves_pdb_kernel(H) -> bool:
+    """Whether IDA* runs ``H`` in :mod:`solver.idastar_pdb`: pattern databases alone, one
+    lookup (two with ``+reflect``)."""
+    return H.n_terms == 1 and H.terms[0] == TERM_PDB and H.n_lookups == 1 + H.reflect
 
 
 def _pdb_call(x: KernelInputs):

@@ -5,10 +5,11 @@ frontier (:mod:`solver.frontier`) and searches the subtrees below its roots sepa
 The kernels here take a bound and a chunk of roots (each its board, depth g, the move that
 made it and its automaton state) and run, below each root in turn, the same depth-first
 contour as the serial kernels (:func:`solver.idastar.contour_tiles`,
-:func:`solver.idastar.contour`), so every root's subtree generates exactly the nodes the
-serial iteration generates there. They return the nodes generated (in all and below each
-root: the split search deals the next iteration's roots by these sizes), the least f above
-the bound, and the first root whose subtree holds a goal within the bound, with its path.
+:func:`solver.idastar_pdb._contour`, :func:`solver.idastar.contour`), so every root's
+subtree generates exactly the nodes the serial iteration generates there. They return the
+nodes generated (in all and below each root: the split search deals the next iteration's
+roots by these sizes), the least f above the bound, and the first root whose subtree holds a
+goal within the bound, with its path.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
 from .idastar import RANKS_LEN, contour, contour_tiles, no_plugin, tiles_next_bound
+from .idastar_pdb import _contour as contour_pdb, _start_values, mirrors_early
 from .jit import kernel
-from .kernels import NO_FSM, goal_positions, near_goal, serves_tiles_kernel
+from .kernels import NO_FSM, goal_positions, near_goal, serves_pdb_kernel, serves_tiles_kernel
 from .limits import deadline_of, make_limits, next_check
+from .memory import table_addresses
 from .search import _moves_text
 from .status import RUNNING, SOLVED
 from .successors import successor_lists, tile_deltas
@@ -152,6 +155,63 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     return status, solved, path, cost, generated, expanded, next_bound, sizes
 
 
+@kernel
+def _subtrees_pdb(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm, early_mirrors):
+    """One iteration of :func:`solver.idastar_pdb._idastar_pdb` below each row of ``boards``
+    (its contour, rooted at each); the parameters and the returns are those of
+    :func:`_subtrees_tiles`, ``H`` and ``early_mirrors`` those of ``_idastar_pdb``."""
+    n_roots, n = boards.shape
+    n_groups, tables, refl_tile, refl_cell = H.n_groups, H.tables, H.refl_tile, H.refl_cell
+    group_tiles, group_k, reflect = H.group_tiles, H.group_k, H.reflect
+    sizes = np.zeros(n_roots, dtype=np.int64)
+    lists = successor_lists(nbr)
+    vals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
+    rvals = np.zeros((MAX_DEPTH + 1, max(n_groups, 1)), dtype=np.int64)
+    sums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    rsums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
+    rranks = np.zeros(RANKS_LEN, dtype=np.int64)
+    path = np.zeros(MAX_DEPTH, dtype=np.int8)
+    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
+    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    tiles = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    addr = table_addresses(tables)
+    early = early_mirrors and reflect
+    generated, expanded = np.int64(0), np.int64(0)
+    deadline = deadline_of(limits)
+    check_at = next_check(generated, limits)
+    next_bound = np.int64(NO_BOUND)
+    status, solved, cost = RUNNING, -1, 0
+    for r in range(n_roots):
+        for c in range(n):
+            tiles[c] = boards[r, c]
+            pos[tiles[c]] = c
+        sums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, False, vals[0])
+        if reflect:
+            rsums[0] = _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, True,
+                                     rvals[0])
+        before = generated
+        ctx = (tiles, pos, goal_pos, lists, n_groups, H.tile_group, group_tiles, group_k, addr, reflect, early,
+               refl_tile, refl_cell, vals, rvals, sums, rsums, ranks, rranks, st_pos, st_q, scratch, fsm, use_fsm,
+               gs[r], lasts[r], qs[r])
+        st, generated, expanded, nb, moves, check_at = contour_pdb(ctx, bound, generated, expanded, check_at,
+                                                                   limits, deadline)
+        sizes[r] = generated - before
+        next_bound = min(next_bound, nb)
+        if st == SOLVED:
+            if solved < 0:
+                solved, cost = r, moves
+                path[:] = scratch
+            if stop_at_goal:
+                break
+        elif st != RUNNING:
+            status = st
+            break
+    return status, solved, path, cost, generated, expanded, next_bound, sizes
+
+
 class Chunk(NamedTuple):
     """Subtree roots one task searches: their frontier indices and what the kernels take."""
 
@@ -178,8 +238,9 @@ class ChunkResult(NamedTuple):
 
 def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
     """``search(chunk, bound, stop_at_goal, limits) -> ChunkResult`` with the kernel that
-    serial IDA* uses for ``H`` (the per-tile one, else the general one; walking distance
-    alone runs in the general kernel)."""
+    serial IDA* uses for ``H`` (the per-tile one, the pattern databases' one, else the
+    general one; walking distance alone, and with pattern databases, runs in the general
+    kernel)."""
     goal_pos = goal_positions(goal)
     fsm = NO_FSM if automaton is None else automaton.full
     if serves_tiles_kernel(H):
@@ -188,6 +249,12 @@ def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
         def kernel_call(chunk, bound, stop, limits):
             return _subtrees_tiles(chunk.boards, chunk.g, chunk.last, chunk.q, goal_pos, nbr8, H.tile_cost,
                                    H.scale, bound, stop, limits, fsm, automaton is not None)
+    elif serves_pdb_kernel(H):
+        nbr, early = neighbours64(size), mirrors_early(H)
+
+        def kernel_call(chunk, bound, stop, limits):
+            return _subtrees_pdb(chunk.boards, chunk.g, chunk.last, chunk.q, goal_pos, nbr, H, bound, stop, limits,
+                                 fsm, automaton is not None, early)
     else:
         nbr = neighbours64(size)
 

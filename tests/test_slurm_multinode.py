@@ -74,8 +74,8 @@ class Nodes:
 @pytest.fixture(scope="module")
 def nodes(tmp_path_factory, request):
     build_image(base_image())
-    run(["docker", "build", "-f", "docker/slurm/Dockerfile", "--build-arg", f"IMAGE={IMAGE}", "-t", SLURM_IMAGE,
-         "."], cwd=ROOT, timeout=1800)
+    run(["docker", "build", "--build-arg", f"IMAGE={IMAGE}", "-t", SLURM_IMAGE, "docker/slurm"], cwd=ROOT,
+        timeout=1800)
     project = Project(tmp_path_factory.mktemp("slurm"), files=("docker-compose.slurm.yml",))
     project.env["TILESWEEP_SLURM_IMAGE"] = SLURM_IMAGE
     request.addfinalizer(project.down)
