@@ -132,18 +132,22 @@ def test_pattern_databases_on_each_node(nodes, embedded, tmp_path, where):
     its own and the workers receive copies, checked against the controller's. Shared: one
     store on the shared volume, built once, none copied to the nodes' disks."""
     name, store = ("local", "/data/pdb") if where == "node disks" else ("sharedstore", "/shared/pdb")
+    listing = "cd /data/pdb && find . -name '*.npy' | sort | xargs -r sha256sum"
+    for node in ("slurmctld", "c1", "c2"):  # each node's own disk starts without tables
+        nodes.exec("sh", "-c", "rm -rf /data/pdb/*", service=node)
     nodes.exec("tilesweep", "sweep", *PDB_SPEC, *JOBS, "--store", store, "--out", "/shared/sweeps", "--name", name)
     rows = nodes.rows(name, tmp_path)
     same_rows(rows, embedded["pdbref"])
     assert hosts(rows) == {"c1", "c2"}
-    listing = "cd /data/pdb && find . -name '*.npy' | sort | xargs -r sha256sum"
     mine = nodes.exec("sh", "-c", listing).stdout
     for node in ("c1", "c2"):
         theirs = nodes.exec("sh", "-c", listing, service=node).stdout
         if where == "node disks":
             assert theirs and theirs == mine  # the same tables, received whole
         else:
-            assert theirs == ""  # nothing on the node's own disk
+            assert theirs == mine == ""  # nothing on any node's own disk: the shared store serves all
+    if where == "shared volume":
+        assert "pdb_3x3" in nodes.exec("sh", "-c", "ls /shared/pdb").stdout
     nodes.wait_idle()
 
 
