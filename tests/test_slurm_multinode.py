@@ -25,9 +25,11 @@ pytestmark = [pytest.mark.slurm_multinode, pytest.mark.skipif(WHY_NOT is not Non
 
 SLURM_IMAGE = IMAGE.replace("tilesweep:", "tilesweep-slurm:")
 KEY = ["instance", "algorithm", "heuristic"]
-# Long enough to stop a node in (tens of seconds on two busy cores), in 30 chunks
+# 30 chunks of 8-puzzles
 SPEC = ["--size", "3", "--count", "480", "--seed", "5", "--algorithm", "astar", "--algorithm", "idastar",
         "--heuristic", "manhattan", "--chunk-size", "16"]
+# 90 chunks: a sweep to drain or stop a node in while it runs
+LONGER = [*SPEC, "--count", "1440"]  # the last value wins
 PDB_SPEC = ["--size", "3", "--count", "40", "--seed", "7", "--algorithm", "idastar", "--heuristic", "pdb:4-4",
             "--chunk-size", "5"]
 # A job fills a node (2 CPUs, one single-threaded worker process each), so two jobs run one on each
@@ -91,7 +93,8 @@ def embedded(nodes, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("embedded")
     nodes.exec("tilesweep", "sweep", *SPEC, "--workers", "2", "--out", "/shared/sweeps", "--name", "ref")
     nodes.exec("tilesweep", "sweep", *PDB_SPEC, "--workers", "2", "--out", "/shared/sweeps", "--name", "pdbref")
-    return {name: nodes.rows(name, tmp) for name in ("ref", "pdbref")}
+    nodes.exec("tilesweep", "sweep", *LONGER, "--workers", "2", "--out", "/shared/sweeps", "--name", "longref")
+    return {name: nodes.rows(name, tmp) for name in ("ref", "pdbref", "longref")}
 
 
 def same_rows(rows: pd.DataFrame, reference: pd.DataFrame) -> None:
@@ -113,7 +116,7 @@ def test_slurm_jobs_on_both_nodes_give_the_embedded_rows(nodes, embedded, tmp_pa
 
 
 def test_a_drained_node_mid_sweep_loses_no_row(nodes, embedded, tmp_path):
-    sweep = nodes.start_sweep(*SPEC, *JOBS, "--out", "/shared/sweeps", "--name", "drained")
+    sweep = nodes.start_sweep(*LONGER, *JOBS, "--out", "/shared/sweeps", "--name", "drained")
     try:
         _wait_for_parts(nodes, "drained", sweep)
         nodes.exec("scontrol", "update", "nodename=c2", "state=drain", "reason=maintenance", user="root")
@@ -122,7 +125,7 @@ def test_a_drained_node_mid_sweep_loses_no_row(nodes, embedded, tmp_path):
         assert nodes.sinfo()["c2"] in ("drain", "drng")
     finally:
         nodes.exec("scontrol", "update", "nodename=c2", "state=resume", user="root", check=False)
-    same_rows(nodes.rows("drained", tmp_path), embedded["ref"])
+    same_rows(nodes.rows("drained", tmp_path), embedded["longref"])
     nodes.wait_idle()
 
 
@@ -149,10 +152,8 @@ def test_pattern_databases_on_each_node(nodes, embedded, tmp_path, where):
     nodes.wait_idle()
 
 
-def test_a_compute_node_stopped_mid_sweep_loses_no_row(nodes, tmp_path):
-    longer = [*SPEC, "--count", "1440"]  # the last value wins: 90 chunks, to stop a node early in
-    nodes.exec("tilesweep", "sweep", *longer, "--workers", "2", "--out", "/shared/sweeps", "--name", "longref")
-    sweep = nodes.start_sweep(*longer, *JOBS, "--out", "/shared/sweeps", "--name", "stopped")
+def test_a_compute_node_stopped_mid_sweep_loses_no_row(nodes, embedded, tmp_path):
+    sweep = nodes.start_sweep(*LONGER, *JOBS, "--out", "/shared/sweeps", "--name", "stopped")
     try:
         _wait_for_parts(nodes, "stopped", sweep, parts=1)
         nodes.project.compose("stop", "--timeout", "5", "c2")
@@ -161,7 +162,7 @@ def test_a_compute_node_stopped_mid_sweep_loses_no_row(nodes, tmp_path):
     finally:
         nodes.project.compose("start", "c2", check=False)
     rows = nodes.rows("stopped", tmp_path)
-    same_rows(rows, nodes.rows("longref", tmp_path))
+    same_rows(rows, embedded["longref"])
     assert "c1" in hosts(rows)
 
 
