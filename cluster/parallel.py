@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 from distributed import Client, as_completed, get_worker
 
+from tilesweep.jobs.checkpoints import folder_checkpoints
 from tilesweep.jobs.schema import normalise_row, rows_to_table
 from tilesweep.jobs.work import ChunkJob, solve_one, stopped_rows, worker_label
 from tilesweep.solver.fsm import automaton as fsm_automaton
@@ -94,8 +95,9 @@ def warm(job: SubtreeJob, dask_worker=None) -> None:
 def dask_chunks(client: Client, job: SubtreeJob):
     """``run_chunks`` of :func:`solver.splitsearch.split_idastar`: one task per chunk, run in
     the chunks' order (Dask priorities). With ``stop_at_goal``, once a chunk meets a goal the
-    later chunks are cancelled and the earlier ones awaited; a limit hit cancels the rest."""
-    def run(chunks, bound, stop_at_goal, limits):
+    later chunks are cancelled and the earlier ones awaited; a limit hit cancels the rest.
+    ``on_chunk(result)`` hears of each chunk searched, as it comes in."""
+    def run(chunks, bound, stop_at_goal, limits, on_chunk=None):
         futures = [client.submit(search_chunk, job, chunk, int(bound), stop_at_goal, limits, pure=False,
                                  retries=RETRIES, priority=len(chunks) - i) for i, chunk in enumerate(chunks)]
         place = {future.key: i for i, future in enumerate(futures)}
@@ -108,6 +110,8 @@ def dask_chunks(client: Client, job: SubtreeJob):
                 result = results[i] = future.result()
                 if result.status != RUNNING:
                     break
+                if on_chunk is not None:
+                    on_chunk(result)
                 if stop_at_goal and result.solved >= 0:
                     needed = i + 1
                     later = [future.key for future in futures[needed:] if not future.done()]
@@ -131,13 +135,14 @@ def worker_count(client: Client) -> int:
 
 
 def dask_runner(client: Client, store: str | None, split_depth: int, complete_last_iteration: bool = False,
-                small_here: bool = True):
+                small_here: bool = True, checkpoints=None):
     """A ``split=`` runner for :func:`solver.solve.solve` on ``client``'s workers.
 
     ``store`` is the pattern-database store of a ``pdb:`` heuristic (its tables are built
     once if missing and copied to workers without them); the workers build the solve's
     heuristic from its name. ``small_here``: the first, small iterations run in this
-    process (:func:`solver.splitsearch.split_idastar`)."""
+    process (:func:`solver.splitsearch.split_idastar`). ``checkpoints``: where the search
+    records its progress and resumes from (:func:`tilesweep.jobs.checkpoints.folder_checkpoints`)."""
     def run_chunks_for(size, goal, heuristic, H, automaton):
         check_workers_version(client)
         plugin = None
@@ -150,22 +155,26 @@ def dask_runner(client: Client, store: str | None, split_depth: int, complete_la
         client.run(warm, job)
         return dask_chunks(client, job)
 
-    return split_runner(run_chunks_for, worker_count(client), split_depth, complete_last_iteration, small_here)
+    return split_runner(run_chunks_for, worker_count(client), split_depth, complete_last_iteration, small_here,
+                        checkpoints)
 
 
-def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: pa.Table, on_row=None) -> pa.Table:
+def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: pa.Table, on_row=None,
+                       folder=None) -> pa.Table:
     """``table`` with each of its :func:`stopped_rows` solved again by parallel IDA* on
     ``client``'s workers (default split depth), the row exactly as the task would have made
     it without a node budget (counts and moves: the split search stops where serial IDA*
     does), but for ``seconds`` and ``cpu_seconds`` (the stopped attempt's and the parallel search's) and
-    ``worker`` (``parallel:N@`` this process). ``on_row(index, heuristic)`` is told of each."""
+    ``worker`` (``parallel:N@`` this process). ``on_row(index, heuristic)`` is told of each.
+    With a sweep ``folder``, each search records its progress in its checkpoints and goes on
+    from there when the sweep is run again (:mod:`tilesweep.jobs.checkpoints`)."""
     positions = stopped_rows(job, table)
     if not positions:
         return table
     root = resolve(store)
     _, tables = open_tables(root, [h for _, h in job.combos], job.size, job.goal)
     read_automaton(root, job.prune, job.size)
-    runner = dask_runner(client, store, check_split_depth(None, job.size))
+    depth = check_split_depth(None, job.size)
     label = f"parallel:{worker_count(client)}@{worker_label()}"
     instances = list(job.instances)
     rows = table.to_pylist()
@@ -176,6 +185,9 @@ def solve_stopped_rows(client: Client, store: str | None, job: ChunkJob, table: 
         spent, spent_cpu = rows[i]["seconds"] or 0.0, rows[i]["cpu_seconds"] or 0.0
         left = None if job.time_limit is None else max(1e-3, job.time_limit - spent)
         left_cpu = None if job.cpu_time_limit is None else max(1e-3, job.cpu_time_limit - spent_cpu)
+        checkpoints = None if folder is None else folder_checkpoints(
+            folder, {"sweep": job.sweep, "instance": index, "algorithm": algorithm, "heuristic": heuristic})
+        runner = dask_runner(client, store, depth, checkpoints=checkpoints)
         row = solve_one(replace(job, parallel_above=None, time_limit=left, cpu_time_limit=left_cpu), index, tiles,
                         algorithm, heuristic, lambda name: tables[name], split=runner)
         rows[i] = normalise_row(row) | {"seconds": spent + (row.get("seconds") or 0.0),

@@ -156,7 +156,7 @@ def _run_once(plan, run: RunOptions, events: SweepEvents, warming: Path | None) 
 
         isolated = run_plan(client, plan, run.store, events.progress, events.tables, events.layer,
                             run.parallel_above, partial(solve_stopped_rows, client, run.store,
-                                                        on_row=events.parallel_row),
+                                                        on_row=events.parallel_row, folder=plan.spec.folder),
                             events.kernels, wait, no_workers)
     events.ran(time.perf_counter() - start, isolated)
 

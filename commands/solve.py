@@ -116,12 +116,18 @@ def solve(
         "--complete-last-iteration",
         help="--parallel: search the whole last iteration (a node count independent of workers and tasks) instead of"
              " cancelling its tasks at the first goal.")] = False,
+    checkpoint: Annotated[Optional[str], typer.Option(
+        "--checkpoint", metavar="FOLDER",
+        help="IDA* by split search recording its progress in FOLDER/checkpoints at each iteration and subtree chunk; "
+             "run again with the same FOLDER to go on where it stopped (tilesweep status FOLDER shows it).")] = None,
 ) -> None:
     """Solve one board optimally and print the moves and the node counts.
 
     Example: tilesweep solve "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic linear-conflict
 
     Parallel IDA*: tilesweep solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first --parallel
+
+    Resumable: tilesweep solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first --checkpoint runs/k1
     """
     from tilesweep.solver import Board, solve as solve_search
     from tilesweep.solver.solve import check_algorithm, check_split, resolve_goal
@@ -135,27 +141,36 @@ def solve(
         check_algorithm(algorithm)
         given = [name for name, value in zip(PARALLEL_ONLY, (scheduler, workers, split_depth,
                                                                complete_last_iteration or None)) if value is not None]
-        if given and not parallel:
+        if given and not parallel and not (checkpoint and given == ["split-depth"]):
             raise InvalidOptionError(f"--{given[0]} applies only to --parallel; add --parallel or drop it")
+        checkpoints = None if checkpoint is None else _checkpoints(checkpoint, algorithm)
         if parallel:
             tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
             load_automaton(prune, board.size, store)
             return board, goal_t, _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes,
-                                                  time_limit, prune)
+                                                  time_limit, prune, checkpoints)
+        if checkpoints is not None:
+            from tilesweep.solver.splitsearch import local_runner
+            tables = load_tables(heuristic, board.size, goal_t, store, build=not no_build)
+            load_automaton(prune, board.size, store)
+            runner = local_runner(check_split_depth(split_depth, board.size), checkpoints=checkpoints)
+            return board, goal_t, solve_search(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit,
+                                               None, prune, split=runner, cpu_time_limit=cpu_time_limit,
+                                               conventions=conventions)
         return board, goal_t, solve_board(board, goal=goal_t, algorithm=algorithm, heuristic=heuristic,
                                           store=store, build=not no_build, max_nodes=max_nodes,
                                           time_limit=time_limit, max_memory=max_memory, prune=prune,
                                           on_build=announce_build(board.size), cpu_time_limit=cpu_time_limit,
                                           conventions=conventions)
 
-    def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune):
+    def _solve_parallel(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, prune, checkpoints):
         from tilesweep.cluster.connect import connect, scheduler_address
         from tilesweep.cluster.parallel import dask_runner
         depth = check_split_depth(split_depth, board.size)
         check_split(algorithm)
         scheduler_address(scheduler)  # a malformed address is bad input, before any work
         with connect(scheduler, workers) as client:
-            runner = dask_runner(client, store, depth, complete_last_iteration)
+            runner = dask_runner(client, store, depth, complete_last_iteration, checkpoints=checkpoints)
             return solve_search(board, goal_t, algorithm, heuristic, tables, max_nodes, time_limit, None, prune,
                                 split=runner, cpu_time_limit=cpu_time_limit, conventions=conventions)
 
@@ -164,6 +179,22 @@ def solve(
         typer.echo(json.dumps(result.to_dict() | result.extra | _reason(result, board, goal_t)))
     else:
         _print_solution(result, board, goal_t, trace)
+
+
+def _checkpoints(folder: str, algorithm: str):
+    """The ``checkpoints`` of a split search kept in ``folder`` (made if missing)."""
+    from pathlib import Path
+
+    from tilesweep.jobs.checkpoints import folder_checkpoints
+    if algorithm != "idastar":
+        raise InvalidOptionError(f"--checkpoint records IDA* only, not {algorithm!r}; use --algorithm idastar")
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InvalidOptionError(f"--checkpoint {folder!r} is a file; expected a folder to keep the solve's "
+                                 "progress in") from None
+    return folder_checkpoints(path, {"solve": "tilesweep solve"})
 
 
 def _reason(result, board, goal) -> dict:

@@ -23,10 +23,12 @@ def sweep_folders(sweeps: list[str], out: str) -> list[Path]:
     if not sweeps:
         root = Path(out)
         return sorted(p.parent for p in root.glob("*/sweep.json")) if root.is_dir() else []
+    from tilesweep.jobs.checkpoints import checkpoint_dir
     folders = []
     for name in sweeps:
-        if not (Path(name) / "sweep.json").is_file():
-            raise InvalidOptionError(f"sweep {name!r} is not a sweep folder; expected OUT/NAME holding sweep.json")
+        if not (Path(name) / "sweep.json").is_file() and not checkpoint_dir(Path(name)).is_dir():
+            raise InvalidOptionError(f"sweep {name!r} is not a sweep folder; expected OUT/NAME holding sweep.json "
+                                     "(or a folder of solve --checkpoint)")
         folders.append(Path(name))
     return folders
 
@@ -40,7 +42,17 @@ def dashboard(folder: Path) -> str | None:
 def describe(folder: Path, hashing: bool = True) -> dict:
     """One sweep's state, rows per configuration, errors, pace and client (JSON-ready); a sweep
     the readers would refuse (its spec or parts against its manifest, hashed if ``hashing``)
-    is ``damaged``, with the reason."""
+    is ``damaged``, with the reason. The long single solves its checkpoints record are
+    listed (``solves``); a folder of ``solve --checkpoint`` holds those alone."""
+    if not (folder / "sweep.json").is_file():
+        return {"sweep": str(folder), "state": "solves", "solves": solves(folder)}
+    info = _described(folder, hashing)
+    if info["state"] != "damaged":
+        info["solves"] = solves(folder)
+    return info
+
+
+def _described(folder: Path, hashing: bool) -> dict:
     from tilesweep.jobs.progress import sweep_state
     from tilesweep.solver.errors import TilesweepError
 
@@ -74,6 +86,40 @@ def _only_missing(folder: Path, spec, hashing: bool) -> list[str]:
     if not problems or any(p.present for p in problems):
         return []
     return [p.path.name for p in problems]
+
+
+def solves(folder: Path) -> list[dict]:
+    """The long single solves recorded in the folder's checkpoints (:mod:`tilesweep.jobs.checkpoints`):
+    where each stands, or why its record cannot be read."""
+    from tilesweep.jobs.checkpoints import list_checkpoints
+    from tilesweep.solver.status import OUTCOMES, RUNNING
+
+    out = []
+    for c in list_checkpoints(folder):
+        if not hasattr(c, "state"):
+            out.append({"problem": str(c)})
+            continue
+        s = c.state
+        out.append({**c.label, "tiles": c.identity.get("tiles"), "heuristic": c.identity.get("heuristic"),
+                    "state": "running" if s.status == RUNNING else OUTCOMES[s.status][0],
+                    "iteration": len(s.iterations) + (s.status == RUNNING), "threshold": s.bound,
+                    "nodes": s.generated + s.done_generated, "subtrees": [len(s.done), s.chunks],
+                    "seconds": s.seconds, "resumes": s.resumes})
+    return out
+
+
+def solve_line(info: dict) -> str:
+    if "problem" in info:
+        return f"  solve: {info['problem']}"
+    what = " ".join(f"{k} {info[k]}" for k in ("instance", "heuristic") if info.get(k) is not None)
+    what = what if "instance" in info else f"{info['tiles']!r} {what}"
+    if info["state"] != "running":
+        return (f"  solve {what}: {info['state']} after {info['iteration']} iterations, "
+                f"{info['nodes']:,} nodes, {info['seconds']:.1f} s")
+    done, total = info["subtrees"]
+    return (f"  solve {what}: iteration {info['iteration']}, threshold {info['threshold']}, "
+            f"{info['nodes']:,} nodes so far, {done}/{total} subtree chunks of this iteration done, "
+            f"{info['seconds']:.1f} s, resumed {info['resumes']} times")
 
 
 def damaged(folder: Path, problem: str) -> dict:
@@ -116,6 +162,9 @@ def _moved(spec, folder: Path):
 def status_line(info: dict) -> str:
     if info["state"] == "damaged":
         return f"{info['sweep']}: damaged, {info['problem']}"
+    if info["state"] == "solves":
+        head = f"{info['sweep']}: {len(info['solves'])} recorded solves"
+        return "\n".join([head, *map(solve_line, info["solves"])])
     rows = " ".join(f"{name}: {c['done']}/{c['total']}" for name, c in info["configurations"].items())
     pace = f", {info['rate']:.1f} rows/s, ETA {info['eta_seconds']:.0f} s" if info["rate"] else ""
     lines = [f"{info['sweep']}: {info['state']}, {info['chunks'][0]}/{info['chunks'][1]} chunks ({rows}), "
@@ -127,6 +176,7 @@ def status_line(info: dict) -> str:
                      f"{', '.join(info['missing'])}")
     if info.get("resume"):
         lines.append(f"  resume with: {info['resume']}")
+    lines += [solve_line(solve) for solve in info.get("solves", ())]
     return "\n".join(lines)
 
 

@@ -28,10 +28,11 @@ chunks; the goal reported is still the one serial IDA* meets first.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .checkpoint import DoneChunk, SplitState
 from .deepening import MAX_ITERATIONS, NO_BOUND
 from .ebf import effective_branching_factor
 from .frontier import Frontier, expand
@@ -76,12 +77,15 @@ class SplitOutcome:
 def local_chunks(search):
     """``run_chunks`` in this process: each chunk in turn with ``search``
     (:func:`solver.subtrees.subtrees_call`) and what the chunks before it left of ``limits``,
-    stopping after a goal when asked to."""
-    def run(chunks: list[Chunk], bound: int, stop_at_goal: bool, limits: np.ndarray) -> list[ChunkResult]:
+    stopping after a goal when asked to; ``on_chunk(result)`` hears of each chunk searched."""
+    def run(chunks: list[Chunk], bound: int, stop_at_goal: bool, limits: np.ndarray,
+            on_chunk=None) -> list[ChunkResult]:
         out, began = [], time.perf_counter()
         for chunk in chunks:
             spent = sum(r.cpu_seconds for r in out) if limits[LIMIT_CLOCK] == CPU_CLOCK else time.perf_counter() - began
             out.append(search(chunk, bound, stop_at_goal, _left(limits, sum(r.generated for r in out), spent)))
+            if out[-1].status == RUNNING and on_chunk is not None:
+                on_chunk(out[-1])
             if stop_at_goal and out[-1].solved >= 0 or out[-1].status != RUNNING:
                 break
         return out
@@ -89,43 +93,57 @@ def local_chunks(search):
 
 
 def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits: np.ndarray,
-                  complete_last_iteration: bool = False, run_here=None) -> SplitOutcome:
+                  complete_last_iteration: bool = False, run_here=None, resume: SplitState | None = None,
+                  record=None) -> SplitOutcome:
     """IDA* from the start whose ``frontier`` is given, its heuristic value ``h0``.
 
-    ``run_chunks(chunks, bound, stop_at_goal, limits)`` searches a list of
+    ``run_chunks(chunks, bound, stop_at_goal, limits, on_chunk)`` searches a list of
     :class:`~solver.subtrees.Chunk` on ``workers`` workers (:func:`chunk_count` chunks an
     iteration) and returns their :class:`~solver.subtrees.ChunkResult`. The chunks are runs
     of roots in depth-first order; with ``stop_at_goal`` it returns the results of the chunks
     up to the first, in that order, whose search met a goal (each chunk stops at its first
-    goal; later chunks are not needed), else of every chunk (a limit hit may end it early).
-    The node budget and time limit of ``limits`` hold for the whole search: each iteration's
-    chunks get what is left of them, and the search stops when one is met.
+    goal; later chunks are not needed), else of every chunk (a limit hit may end it early);
+    ``on_chunk(result)`` is called with each chunk searched to its end (or first goal) as it
+    comes in. The node budget and time limit of ``limits`` hold for the whole search: each
+    iteration's chunks get what is left of them, and the search stops when one is met.
 
     ``run_here`` (a ``run_chunks`` in this process) runs the first iterations, as one
     chunk, for as long as each generates under :data:`HERE_NODES` nodes: they are too
     small to pay a round trip to the workers.
+
+    ``resume``: a :class:`~solver.checkpoint.SplitState` to go on from; ``record(state)``
+    is given the search's state at the start of each iteration, after each chunk and at
+    the end (:mod:`solver.checkpoint`).
     """
-    out = SplitOutcome(iterations=[], iteration_seconds=[])
-    start, cpu_start = time.perf_counter(), time.thread_time()
-    waiting = 0.0  # this thread's CPU time inside the chunk calls, counted by the chunks instead
-    bound = h0
+    state = resume or SplitState(bound=h0, sizes=[0] * len(frontier.depth))
+    if state.status != RUNNING:
+        return _outcome(state)
+    if resume is not None:
+        state.resumes += 1
+    clock = _Clock(state)
+    sizes = np.array(state.sizes, dtype=np.int64)  # nodes below each root in the iteration before
     stop = not complete_last_iteration
-    sizes = np.zeros(len(frontier.depth), dtype=np.int64)  # nodes below each root in the iteration before
-    while len(out.iterations) < MAX_ITERATIONS:
-        began = time.perf_counter()
+    if state.iterations and state.iterations[-1]["nodes_generated"] >= HERE_NODES:
+        run_here = None
+    while len(state.iterations) < MAX_ITERATIONS:
+        bound = state.bound
         top = frontier.at(bound, NO_BOUND)
-        roots = top.roots
-        if stop and len(top.goals):  # serial IDA* stops at this goal: only the roots before it are searched
-            roots = roots[frontier.rank[roots] < frontier.rank[top.goals].min()]
-        count = 1 if run_here else chunk_count(out.iterations[-1]["nodes_generated"] if out.iterations else 0, workers)
+        done = [c.result() for c in state.done]
+        roots = _roots_left(frontier, top, done, stop)
+        count = 1 if run_here else chunk_count(state.iterations[-1]["nodes_generated"] if state.iterations else 0,
+                                               workers)
         chunks = frontier.chunks(roots, sizes[roots] + 1, count)
-        called = time.thread_time()
-        spent = time.perf_counter() - start
-        if limits[LIMIT_CLOCK] == CPU_CLOCK:
-            spent = out.cpu_seconds + time.thread_time() - cpu_start - waiting
-        results = (run_here or run_chunks)(chunks, bound, stop, _left(limits, out.generated, spent)) if chunks else []
-        waiting += time.thread_time() - called
-        out.cpu_seconds += sum(r.cpu_seconds for r in results)
+        state.chunks = len(done) + len(chunks)
+        _save(record, state, clock)
+
+        def on_chunk(result, state=state):
+            state.done.append(DoneChunk.of(result))
+            _save(record, state, clock)
+
+        left = _left(limits, state.generated + state.done_generated, clock.spent(limits))
+        results = clock.call(run_here or run_chunks, chunks, bound, stop, left, on_chunk) if chunks else []
+        results = _kept(frontier, top, done + results, stop)
+        state.cpu_seconds += sum(r.cpu_seconds for r in results)
         for r in results:
             sizes[r.ids] = r.sizes
         found = [(int(frontier.rank[g]), g, "") for g in top.goals]
@@ -133,32 +151,116 @@ def split_idastar(frontier: Frontier, h0: int, run_chunks, workers: int, limits:
         generated, expanded = top.generated, top.expanded
         if found and stop:  # count as serial IDA* does, up to the goal it meets first
             generated, expanded = frontier.upto(bound, min(found)[1])
-        nodes = generated + sum(r.generated for r in results) + (1 if not out.iterations else 0)
-        out.generated += nodes
-        out.expanded += expanded + sum(r.expanded for r in results)
-        out.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
-        out.iteration_seconds.append(time.perf_counter() - began)
+        nodes = generated + sum(r.generated for r in results) + (1 if not state.iterations else 0)
+        state.generated += nodes
+        state.expanded += expanded + sum(r.expanded for r in results)
+        state.iterations.append({"bound": int(bound), "nodes_generated": int(nodes)})
+        state.iteration_seconds.append(clock.iteration())
+        state.done, state.sizes = [], sizes.tolist()
         if nodes >= HERE_NODES:
             run_here = None
-        out.last = nodes
+        state.last = nodes
         if found:
             _, index, moves = min(found)
-            out.status, out.moves = SOLVED, frontier.path(index) + moves
+            state.status, state.moves = SOLVED, frontier.path(index) + moves
             break
         failed = [r.status for r in results if r.status != RUNNING]
-        if failed:
-            out.status = failed[0]
-            break
-        out.completed += nodes
-        bound = min([top.next_bound] + [r.next_bound for r in results])
-        if bound >= NO_BOUND:
-            out.status = EXHAUSTED
+        if failed:  # a limit: the state recorded last (this iteration's start and chunks) is kept
+            return clock.finish(_outcome(state, failed[0]))
+        state.completed += nodes
+        state.bound = int(min([top.next_bound] + [r.next_bound for r in results]))
+        if state.bound >= NO_BOUND:
+            state.status = EXHAUSTED
             break
     else:
-        out.status = TOO_MANY_ITERATIONS
-    out.seconds = time.perf_counter() - start
-    out.cpu_seconds += time.thread_time() - cpu_start - waiting
+        state.status = TOO_MANY_ITERATIONS
+    out = clock.finish(_outcome(state))
+    state.seconds, state.cpu_seconds = out.seconds, out.cpu_seconds
+    if record is not None:
+        record(state)
     return out
+
+
+def _roots_left(frontier: Frontier, top, done: list[ChunkResult], stop: bool) -> np.ndarray:
+    """The roots of an iteration still to search: those ``top`` keeps, less the ``done``
+    chunks' and, when stopping at the first goal, those after a goal already met (above
+    the roots, or below a root of a done chunk)."""
+    roots = top.roots
+    if done:
+        roots = roots[~np.isin(roots, np.concatenate([r.ids for r in done]))]
+    if stop:  # serial IDA* stops at the first goal: only the roots before it are searched
+        goals = list(top.goals) + [r.solved for r in done if r.solved >= 0]
+        if goals:
+            roots = roots[frontier.rank[roots] < frontier.rank[goals].min()]
+    return roots
+
+
+def _kept(frontier: Frontier, top, results: list[ChunkResult], stop: bool) -> list[ChunkResult]:
+    """``results`` without, when stopping at the first goal, the chunks after the goal met
+    first (chunks recorded before a resume, whose roots come after a goal found since)."""
+    solved = [r.solved for r in results if r.solved >= 0]
+    if not stop or not solved:
+        return results
+    first = frontier.rank[solved].min()
+    return [r for r in results if frontier.rank[r.ids[0]] <= first]
+
+
+def _save(record, state: SplitState, clock) -> None:
+    """Give ``record`` the state as it stands: its clocks read now (the CPU time of this
+    thread so far with that of the finished iterations' chunks)."""
+    if record is not None:
+        state.seconds, state.iteration_elapsed = clock.elapsed(), clock.in_iteration()
+        record(replace(state, cpu_seconds=state.cpu_seconds + clock.own_cpu()))
+
+
+def _outcome(state: SplitState, status: int | None = None) -> SplitOutcome:
+    return SplitOutcome(status=state.status if status is None else status, moves=state.moves,
+                        generated=state.generated, expanded=state.expanded, iterations=list(state.iterations),
+                        completed=state.completed, last=state.last, seconds=state.seconds,
+                        iteration_seconds=list(state.iteration_seconds), cpu_seconds=state.cpu_seconds)
+
+
+class _Clock:
+    """The wall and CPU time of a split search, carried over from the state it resumed."""
+
+    def __init__(self, state: SplitState):
+        self.state = state
+        now = time.perf_counter()
+        self.start = now - state.seconds
+        self.began = now - state.iteration_elapsed
+        self.cpu_start = time.thread_time()
+        self.waiting = 0.0  # this thread's CPU time inside the chunk calls, counted by the chunks instead
+
+    def call(self, run, *args):
+        called = time.thread_time()
+        try:
+            return run(*args)
+        finally:
+            self.waiting += time.thread_time() - called
+
+    def own_cpu(self) -> float:
+        return time.thread_time() - self.cpu_start - self.waiting
+
+    def spent(self, limits: np.ndarray) -> float:
+        if limits[LIMIT_CLOCK] == CPU_CLOCK:
+            return self.state.cpu_seconds + self.own_cpu() + sum(c.cpu_seconds for c in self.state.done)
+        return self.elapsed()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def in_iteration(self) -> float:
+        return time.perf_counter() - self.began
+
+    def iteration(self) -> float:
+        seconds = self.in_iteration()
+        self.began = time.perf_counter()
+        return seconds
+
+    def finish(self, out: SplitOutcome) -> SplitOutcome:
+        out.seconds = self.elapsed()
+        out.cpu_seconds = out.cpu_seconds + self.own_cpu()
+        return out
 
 
 def chunk_count(previous_nodes: int, workers: int) -> int:
@@ -193,13 +295,16 @@ def fill_result(result, out: SplitOutcome, h0: int, workers: int, split_depth: i
 
 
 def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_iteration: bool = False,
-                 small_here: bool = False):
+                 small_here: bool = False, checkpoints=None):
     """An IDA* runner for :func:`solver.solve.solve` (``split=``) that searches by split search.
 
     ``run_chunks_for(size, goal, heuristic, H, automaton)`` gives the ``run_chunks`` of
     :func:`split_idastar` (:func:`local_chunks` here, Dask tasks in :mod:`cluster.parallel`);
     an iteration is cut into :func:`chunk_count` chunks. ``small_here``:
     the first, small iterations run in this process (``run_here`` of :func:`split_idastar`).
+    ``checkpoints(identity, n_nodes)`` gives ``(state, record)``: the recorded state of the
+    search that :func:`search_identity` names (None: none yet) and where to record it
+    (:mod:`jobs.checkpoints`).
     """
     def run(board, goal, H, limits, result, automaton=None):
         # h0 and a one-row frontier level compile (or load) the heuristic's kernels outside
@@ -210,12 +315,16 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
         frontier = expand(board.tiles, board.size, goal, H, split_depth,
                           None if automaton is None else automaton.full)
         expanding, expanding_cpu = time.perf_counter() - start, time.thread_time() - cpu_start
+        resume, record = None, None
+        if checkpoints is not None:
+            identity = search_identity(board, goal, result, split_depth, complete_last_iteration)
+            resume, record = checkpoints(identity, len(frontier.depth))
         run_chunks = run_chunks_for(board.size, goal, result.heuristic, H, automaton)
         here = None
         if small_here:
             here = local_chunks(warmed(subtrees_call(board.size, goal, H, automaton), board.size, goal))
-        out = split_idastar(frontier, h0, run_chunks, workers, limits,
-                            complete_last_iteration, here)
+        out = split_idastar(frontier, h0, run_chunks, workers, limits, complete_last_iteration, here,
+                            resume, record)
         out.seconds += expanding
         out.cpu_seconds += expanding_cpu
         out.status = finished_late(out.status, int(out.seconds * 1e9), int(out.cpu_seconds * 1e9), limits)
@@ -223,9 +332,18 @@ def split_runner(run_chunks_for, workers: int, split_depth: int, complete_last_i
     return run
 
 
-def local_runner(split_depth: int, workers: int = 1, complete_last_iteration: bool = False):
+def search_identity(board, goal, result, split_depth: int, complete_last_iteration: bool) -> dict:
+    """What names a split search's state: the board, goal, heuristic, pruning, conventions,
+    the frontier's depth (the roots' numbering) and the last iteration's accounting."""
+    return {"tiles": board.text(), "size": board.size, "goal": list(goal), "heuristic": result.heuristic,
+            "pruning": result.pruning,
+            "conventions": result.conventions, "split_depth": split_depth,
+            "complete_last_iteration": complete_last_iteration}
+
+
+def local_runner(split_depth: int, workers: int = 1, complete_last_iteration: bool = False, checkpoints=None):
     """:func:`split_runner` searching the chunks in this process (as ``workers`` would be cut)."""
     # warmed: the kernel compiles outside the chunks' CPU time, as on the Dask workers
     return split_runner(lambda size, goal, _, H, automaton: local_chunks(
                             warmed(subtrees_call(size, goal, H, automaton), size, goal)),
-                        workers, split_depth, complete_last_iteration)
+                        workers, split_depth, complete_last_iteration, checkpoints=checkpoints)

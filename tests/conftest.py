@@ -41,6 +41,8 @@ SLOW_TIERS = {
     "docker": "builds images and runs containers with the Docker engine",
     "browser": "drives headless Chromium",
     "slurm": "runs sweeps through batch jobs of a real Slurm (.ci/install-slurm starts one)",
+    "slurm_multinode": "runs sweeps on a Slurm controller and two compute nodes in containers "
+                       "(docker-compose.slurm.yml)",
 }
 
 
