@@ -60,7 +60,7 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                  workers: int | None = None, cluster: str | None = None, jobs: int | None = None,
                  max_jobs: int | None = None, cluster_options: Sequence[str] | dict = (),
                  parallel_above: int | None = None, worker_wait: float | None = None,
-                 cpu_time_limit: float | None = None, repeat: int | None = None,
+                 wait_for_workers: int | None = None, cpu_time_limit: float | None = None, repeat: int | None = None,
                  conventions: str | None = None) -> "Sweep":
     """Define (validate, name) a sweep as ``tilesweep sweep`` does, without running it.
 
@@ -73,7 +73,8 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
         What the sweep solves: the options of ``tilesweep sweep`` of the same names
         (``algorithms``, ``heuristics`` and ``plugins`` take one name or a list). They
         decide its rows, so they make its folder ``out/name``.
-    store, scheduler, scheduler_file, workers, cluster, jobs, max_jobs, cluster_options, parallel_above, worker_wait
+    store, scheduler, scheduler_file, workers, cluster, jobs, max_jobs, cluster_options, parallel_above, worker_wait,
+    wait_for_workers
         Where it runs (the default: an embedded cluster of one worker per core); never
         part of its identity, and :meth:`Sweep.run` may change them.
 
@@ -95,7 +96,8 @@ def define_sweep(spec_file: str | Path | None = None, *, size: int | None = None
                            max_memory=max_memory, prune=prune, store=None if store is None else str(store),
                            scheduler=scheduler, scheduler_file=scheduler_file, workers=workers, cluster=cluster,
                            jobs=jobs, max_jobs=max_jobs, cluster_options=cluster_options or None,
-                           parallel_above=parallel_above, worker_wait=worker_wait, cpu_time_limit=cpu_time_limit,
+                           parallel_above=parallel_above, worker_wait=worker_wait,
+                           wait_for_workers=wait_for_workers, cpu_time_limit=cpu_time_limit,
                            repeat=repeat, conventions=conventions)
     spec, where = build_spec(options, None if spec_file is None else str(spec_file), os.cpu_count() or 1)
     return Sweep(spec, where)
@@ -157,13 +159,15 @@ class Sweep:
         **where
             Overrides of where it runs, by the names of :func:`define_sweep`: ``store``,
             ``scheduler``, ``scheduler_file``, ``workers``, ``cluster``, ``jobs``,
-            ``max_jobs``, ``cluster_options``, ``parallel_above``, ``worker_wait``.
+            ``max_jobs``, ``cluster_options``, ``parallel_above``, ``worker_wait``,
+            ``wait_for_workers``.
 
         The run is ``tilesweep sweep``'s (:func:`~tilesweep.cluster.runner.run_sweep`): a
         scheduler lost mid-run is waited for (``$TILESWEEP_RECONNECT_SECONDS``, default 60)
         and the run goes on where it was; one that does not come back raises
         ``SchedulerGoneError``, and a scheduler with no worker for ``worker_wait`` seconds
-        ``NoWorkersError``. Both are said first as warnings of the ``tilesweep.api`` logger.
+        ``NoWorkersError``. Both are said first as warnings of the ``tilesweep.api`` logger, as
+        is the wait for a ``scheduler_file`` not written yet.
         A run that stops (these, an interrupt) keeps the finished parts; ``run`` again
         resumes. Raises :class:`TilesweepError` with the command line's message (e.g.
         ``SweepBusyError`` while another run holds the sweep).
@@ -221,6 +225,9 @@ class _Notices(SweepEvents):
     def progress(self, progress: Progress) -> None:
         if self.on_progress is not None:
             self.on_progress(progress)
+
+    def scheduler_file_wait(self, path: str, seconds: float) -> None:
+        log.warning("waiting up to %g s for the Dask scheduler file %r", seconds, path)
 
     def no_workers(self, seconds: float, address: str, wait: float, jobs: int | None) -> None:
         where = f"{jobs} batch job(s) submitted" if jobs is not None else f"the scheduler {address}"
@@ -356,7 +363,7 @@ def predict(target: str | Path | None = None, *, size: int | None = None, goal: 
             count: int | None = None, instances: str | None = None, heuristics: str | Sequence[str] = (),
             prune: str | None = None, plugins: str | Path | Sequence = (), store: str | Path | None = None,
             sample: int = 1_000_000, sample_seed: int = 0, tilted: int = 200_000, real_depth: int = 0,
-            rate_nodes: int = 20_000_000, iterations: bool = False) -> pd.DataFrame:
+            rate_nodes: int = 20_000_000, iterations: bool = False, epsilon: str = "off") -> pd.DataFrame:
     """IDA*'s nodes predicted by KRE and CDP, as ``tilesweep predict`` computes them.
 
     ``target`` is a sweep folder (predictions beside its completed IDA* iterations) or a
@@ -366,7 +373,7 @@ def predict(target: str | Path | None = None, *, size: int | None = None, goal: 
     ``predicted_nodes``, ``measured_nodes`` or ``published_nodes``, ...); with
     ``iterations`` (a sweep only), one row per completed iteration instead: ``heuristic``,
     ``instance``, ``bound``, ``measured`` and a column per method. ``docs/predict.md`` is
-    the guide.
+    the guide. ``epsilon`` (``states`` or ``trees``): also ``cdp-eps``, CDP epsilon-truncated (``--epsilon``).
     """
     import pandas as pd
 
@@ -376,7 +383,7 @@ def predict(target: str | Path | None = None, *, size: int | None = None, goal: 
     options = {k: v for k, v in {"size": size, "goal": goal, "count": count, "instances": instances,
                                  "heuristics": _names(heuristics), "prune": prune}.items() if v not in (None, ())}
     spec, results = predict_target(target, options, open_store(store), Sampling(sample, sample_seed, tilted),
-                                   real_depth, rate_nodes)
+                                   real_depth, rate_nodes, epsilon)
     if iterations:
         return pd.concat([r.iterations.assign(heuristic=r.heuristic) for r in results if hasattr(r, "iterations")],
                          ignore_index=True)

@@ -98,11 +98,12 @@ PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 HANDSHAKE_SECONDS = 3.0  # a Dask server sends its handshake at once on accepting
 
 
-def scheduler_address(scheduler: str | None, scheduler_file: str | None = None) -> str | None:
+def scheduler_address(scheduler: str | None, scheduler_file: str | None = None, on_wait=None) -> str | None:
     """``--scheduler``, else the address in ``--scheduler-file``, else
-    ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster)."""
+    ``$DASK_SCHEDULER_ADDRESS``, else None (embedded cluster). ``on_wait``: as
+    :func:`read_scheduler_file` takes it."""
     if scheduler is None and scheduler_file is not None:
-        scheduler = read_scheduler_file(scheduler_file)
+        scheduler = read_scheduler_file(scheduler_file, on_wait=on_wait)
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address is None:
         return None
@@ -130,20 +131,22 @@ def _scheduler_file_ready(path: str) -> bool:
 SCHEDULER_FILE_SECONDS = 120.0  # a scheduler started beside the sweep (one allocation) writes it within seconds
 
 
-def read_scheduler_file(path: str, seconds: float = SCHEDULER_FILE_SECONDS) -> str:
+def read_scheduler_file(path: str, seconds: float = SCHEDULER_FILE_SECONDS, on_wait=None) -> str:
     """The address in a Dask scheduler file (``dask scheduler --scheduler-file PATH`` writes
-    it once it listens), waiting up to ``seconds`` for it to appear (saying so on stderr).
+    it once it listens), waiting up to ``seconds`` for it to appear; ``on_wait(path, seconds)``
+    is called once when the file is not there yet (a sweep's
+    :meth:`~.events.SweepEvents.scheduler_file_wait`, which says so).
     A name taken by what can never become that file (a folder, FIFO or device) is refused at once."""
     import json
 
     deadline = time.monotonic() + seconds
-    said = False
+    said = on_wait is None  # nothing to tell
     while not _scheduler_file_ready(path):
         if time.monotonic() >= deadline:
             raise ClusterError(f"no Dask scheduler file at {path!r} after {seconds:g} s; expected the file that "
                                f"'dask scheduler --scheduler-file {path}' writes once it listens")
         if not said:
-            print(f"waiting up to {seconds:g} s for the Dask scheduler file {path!r}", file=sys.stderr, flush=True)
+            on_wait(path, seconds)
             said = True
         time.sleep(0.5)
     try:
@@ -311,7 +314,7 @@ class QuickExit(WorkerPlugin):
 
 @contextmanager
 def connect(scheduler: str | None = None, workers: int | None = None, timeout: str = "10s", batch=None,
-            scheduler_file: str | None = None):
+            scheduler_file: str | None = None, on_wait=None):
     """Yield a :class:`distributed.Client`; an embedded cluster is closed on exit.
 
     The embedded cluster is ``LocalCluster(processes=True, threads_per_worker=1,
@@ -320,9 +323,9 @@ def connect(scheduler: str | None = None, workers: int | None = None, timeout: s
 
     ``batch``: the keyword arguments of :func:`.jobqueue.job_cluster`, whose workers are
     batch jobs (Slurm); closing the cluster cancels them. ``scheduler_file``: a Dask
-    scheduler file naming the scheduler's address.
+    scheduler file naming the scheduler's address (``on_wait``: as :func:`read_scheduler_file`).
     """
-    address = scheduler_address(scheduler, scheduler_file)
+    address = scheduler_address(scheduler, scheduler_file, on_wait)
     with quiet_dask_logs():
         if batch is not None:
             from .jobqueue import job_cluster

@@ -15,6 +15,10 @@ class SweepEvents:
         """Before the plan: the caller's own check of the sweep (``sweep --check-heuristics``),
         which stops it by raising."""
 
+    def scheduler_file_wait(self, path: str, seconds: float) -> None:
+        """The scheduler file ``path`` (``--scheduler-file``) is not there yet: the run waits
+        up to ``seconds`` for the scheduler to write it."""
+
     def planned(self, plan) -> None:
         """The chunks are planned and the sweep's lock is held: ``plan.done``, and what the
         resume repaired (``plan.moved``, ``plan.adopted``, ``plan.rebuilt``)."""

@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 import json
 import signal
+import subprocess
+import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,8 +100,31 @@ def job_cluster(kind: str, options, jobs: int | None, max_jobs: int | None, logs
                                  f"jobqueue.{kind} in Dask's jobqueue.yaml or --cluster-option KEY=VALUE "
                                  "(e.g. cores=4 memory=8GB)") from None
     with cluster:
+        if kind == "slurm":
+            check_slurm_job(cluster.job_script(), options)
         if max_jobs is not None:
             cluster.adapt(minimum_jobs=0, maximum_jobs=max_jobs)
         else:
             cluster.scale(jobs=jobs or 1)
         yield cluster
+
+
+def check_slurm_job(script: str, options) -> None:
+    """Ask Slurm whether it would take a worker job (``sbatch --test-only``: nothing is
+    submitted), so a job no node can satisfy is one line now, not a traceback from the
+    cluster's background submission and a wait for workers that never come."""
+    with tempfile.NamedTemporaryFile("w", suffix=".sh") as file:
+        file.write(script)
+        file.flush()
+        try:
+            done = subprocess.run(["sbatch", "--test-only", file.name], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise InvalidOptionError(f"cluster 'slurm' cannot submit a job ({err}); expected sbatch on PATH "
+                                     "and a Slurm controller that answers") from None
+    if done.returncode != 0:
+        errors = [line.removeprefix("sbatch: error: ").strip() for line in done.stderr.splitlines() if line.strip()]
+        reason = "; ".join(errors) or f"sbatch exit {done.returncode}"
+        given = " ".join(options or ()) or "none"
+        raise InvalidOptionError(f"Slurm refuses the worker job ({reason}); "
+                                 f"--cluster-option given: {given}; expected cores, memory, walltime and partition "
+                                 "that a node of this cluster can satisfy")

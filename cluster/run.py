@@ -35,7 +35,7 @@ from .memory import default_budget
 from .plugin import SweepPlugin, VersionMismatchError, VersionPlugin
 from .share import ensure_tables
 from .tables import BUILD_TOPIC, pdb_heuristics, resolve
-from .watch import WORKER_WAIT_SECONDS, WorkerWatch
+from .watch import WORKER_WAIT_SECONDS, WorkerWatch, wait_for_workers
 
 if TYPE_CHECKING:  # the plan's module imports the summary's pandas and DuckDB, which workers never need
     from tilesweep.jobs.sweep import Plan
@@ -318,7 +318,8 @@ class _Runner:
 
 def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=None,
              on_build=None, on_layer=None, parallel_above: int | None = None, solve_stopped=None,
-             on_kernels=None, worker_wait: float = WORKER_WAIT_SECONDS, on_no_workers=None) -> int:
+             on_kernels=None, worker_wait: float = WORKER_WAIT_SECONDS, on_no_workers=None,
+             min_workers: int | None = None) -> int:
     """Run every pending chunk of ``plan``, writing its part as each task finishes.
 
     A chunk whose task killed its workers (:class:`~distributed.KilledWorker`) is rerun
@@ -334,11 +335,15 @@ def run_plan(client: Client, plan: Plan, store: str | None = None, on_progress=N
     A scheduler without a worker for ``worker_wait`` seconds stops the run with
     :class:`~.watch.NoWorkersError` (:class:`~.watch.WorkerWatch`, which calls
     ``on_no_workers(seconds, address)`` first, once none has been there for a while).
+    ``min_workers``: no task is submitted before that many workers joined (the same
+    ``worker_wait`` bounds the wait).
     """
     if not plan.pending:
         return 0
     with WorkerWatch(client, worker_wait, on_no_workers) as watch:
         try:
+            if min_workers:
+                wait_for_workers(client, min_workers, worker_wait)
             return _run_pending(client, plan, store, on_progress, on_build, on_layer, parallel_above, solve_stopped,
                                 on_kernels)
         except Exception:

@@ -87,7 +87,8 @@ def run_sweep(spec: SweepSpec, run: RunOptions, *, retry_errors: bool = False, b
     with plan:  # the sweep's lock, held until the summary is written
         events.planned(plan)
         if plan.pending:
-            record_run(spec.folder, scheduler_address(run.scheduler, run.scheduler_file), run.workers)
+            record_run(spec.folder, scheduler_address(run.scheduler, run.scheduler_file, events.scheduler_file_wait),
+                       run.workers)
             record_this_client(spec.folder, resume_command(spec, run, retry_errors, program))
             _run_pending(plan, run, retry_errors, events, warming)
         return sweep_plan.finish(spec, spec.summary_baseline(baseline))
@@ -95,7 +96,8 @@ def run_sweep(spec: SweepSpec, run: RunOptions, *, retry_errors: bool = False, b
 
 def plan_sweep(spec: SweepSpec, run: RunOptions, retry_errors: bool = False, events: SweepEvents | None = None,
                background: bool = False):
-    """Check the sweep's plugins, store (and ``events.check``) and cluster, start compiling
+    """Check the sweep's plugins, store (and ``events.check``) and cluster (a scheduler file
+    not there yet is waited for: ``events.scheduler_file_wait``), start compiling
     its kernels in the embedded cluster's fork server, and plan its chunks.
 
     ``background``: another process runs the chunks (``sweep --detach``): nothing is
@@ -105,13 +107,13 @@ def plan_sweep(spec: SweepSpec, run: RunOptions, retry_errors: bool = False, eve
     Returns the :class:`~tilesweep.jobs.sweep.Plan`, which holds the sweep's lock until
     released, and the fork server's status file (None when nothing compiles there).
     """
+    events = events or SweepEvents()
     ensure_plugins(spec.plugins)  # a spec read from its folder: each recorded plugin version, checked
     check_store(spec, run.store)
-    if events is not None:
-        events.check(spec, run.store)
+    events.check(spec, run.store)
     warming = None
     # a malformed address is bad input, before any work; batch jobs start their own workers
-    address = None if run.batch else scheduler_address(run.scheduler, run.scheduler_file)
+    address = None if run.batch else scheduler_address(run.scheduler, run.scheduler_file, events.scheduler_file_wait)
     if not run.batch and address is None:
         check_workers(run.workers)  # processes this machine starts
         warming = None if background else _warm_kernels(spec, run.store)
@@ -142,8 +144,8 @@ def _run_once(plan, run: RunOptions, events: SweepEvents, warming: Path | None) 
     threading.Thread(target=importlib.import_module, args=("tilesweep.jobs.summary",), daemon=True).start()
     if warming is not None:  # the fork server's compile, before the cluster's start holds a Ctrl-C
         follow(warming, events.kernels)
-    with connect(run.scheduler, run.workers, batch=batch_options(plan.spec, run),
-                 scheduler_file=run.scheduler_file) as client:
+    with connect(run.scheduler, run.workers, batch=batch_options(plan.spec, run), scheduler_file=run.scheduler_file,
+                 on_wait=events.scheduler_file_wait) as client:
         link = dashboard_link(client)
         if link:
             events.dashboard(link)
@@ -157,7 +159,7 @@ def _run_once(plan, run: RunOptions, events: SweepEvents, warming: Path | None) 
         isolated = run_plan(client, plan, run.store, events.progress, events.tables, events.layer,
                             run.parallel_above, partial(solve_stopped_rows, client, run.store,
                                                         on_row=events.parallel_row, folder=plan.spec.folder),
-                            events.kernels, wait, no_workers)
+                            events.kernels, wait, no_workers, run.wait_for_workers)
     events.ran(time.perf_counter() - start, isolated)
 
 

@@ -44,6 +44,17 @@ class NoWorkersError(ClusterError):
     """The scheduler had no worker for longer than the sweep would wait."""
 
 
+def wait_for_workers(client: Client, count: int, seconds: float) -> None:
+    """Return once ``count`` workers have joined ``client``'s scheduler (``--wait-for-workers``);
+    :class:`NoWorkersError` after ``seconds`` (``--worker-wait``) with fewer."""
+    try:
+        client.wait_for_workers(count, timeout=seconds or 0.001)  # Dask's 0: no limit
+    except TimeoutError:
+        joined = client.scheduler_info(n_workers=0)["n_workers"]
+        raise NoWorkersError(f"{joined} of {count} Dask workers joined the scheduler {client.scheduler.address} in "
+                             f"{seconds:g} s (--wait-for-workers {count}, --worker-wait)") from None
+
+
 class WorkerWatch:
     """A thread that stops the run of ``client`` once its scheduler has had no worker for
     ``wait`` seconds, or a worker of another version joined; ``on_notice(seconds, address)``

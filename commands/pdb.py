@@ -24,24 +24,32 @@ def pdb_build(
         "--blank-ignoring",
         help="Build blank-ignoring tables (a pattern tile moves into any adjacent free cell; weaker), "
              "read by pdb:P+blank-ignoring; the same as the partition's suffix +blank-ignoring.")] = False,
+    zero_aware: Annotated[bool, typer.Option(
+        "--zero-aware",
+        help="Build zero-aware tables (an entry per blank region of a placement; stronger), "
+             "read by pdb:P+zero-aware; the same as the partition's suffix +zero-aware.")] = False,
 ) -> None:
     """Build the pattern databases of a partition into the store (kept ones are reused).
 
     Example: tilesweep pdb build --size 4 --partition 7-8 --goal blank-first
     """
     from tilesweep.pdb_store import open_store
-    from tilesweep.solver.heuristics import BLANK_IGNORING, parse_heuristic
+    from tilesweep.solver.errors import InvalidOptionError
+    from tilesweep.solver.heuristics import BLANK_IGNORING, ZERO_AWARE, parse_heuristic
     from tilesweep.solver.solve import resolve_goal
 
     def action():
         from tilesweep.jobs.parts import check_folder
         from tilesweep.pdb_store.paths import resolve_store
+        if blank_ignoring and zero_aware:
+            raise InvalidOptionError("--blank-ignoring and --zero-aware name two kinds of table; "
+                                     "expected at most one of them")
         goal_t = resolve_goal(goal, size)
         spec = parse_heuristic(f"pdb:{partition}", size, goal_t)
         check_folder(resolve_store(store), "--store")
         with open_store(store) as opened:
             for group, kind in spec.tables:
-                kind = BLANK_IGNORING if blank_ignoring else kind
+                kind = BLANK_IGNORING if blank_ignoring else ZERO_AWARE if zero_aware else kind
                 entry = opened.valid_entry(size, goal_t, group, kind)
                 if entry is not None:
                     how = f"reused: built {entry.built_at[:19].replace('T', ' ')} UTC in {entry.build_seconds:.1f} s"

@@ -11,7 +11,7 @@ import typer
 from tilesweep.commands.exits import run_guarded
 from tilesweep.commands.options import HEURISTIC_NAMES_AND_PLUGINS, PluginOpt, StoreOpt, TableOrJsonOpt, one_of, typed
 
-METHODS = ("kre", "cdp", "cdp2")
+METHODS = ("kre", "cdp", "cdp2", "cdp-eps")
 
 
 def predict(
@@ -49,7 +49,13 @@ def predict(
         help="Nodes of the IDA* run on the set's first instance that measures this machine's speed.")] = 20_000_000,
     method: Annotated[Optional[list[str]], typer.Option(
         "--method", parser=one_of("method", METHODS),
-        help="kre, cdp or cdp2 (CDP with two steps); repeat for several (default: every one that applies).")] = None,
+        help="kre, cdp, cdp2 (CDP with two steps) or cdp-eps (with --epsilon); repeat for several (default: "
+             "every one that applies).")] = None,
+    epsilon: Annotated[str, typer.Option(
+        "--epsilon", parser=one_of("epsilon", ("off", "states", "trees")),
+        help="Also CDP epsilon-truncated (cdp-eps; Lelis, Zilles & Holte 2011), epsilon per blank cell and h chosen "
+             "from the distributions' own states (states) or from real IDA* trees of random start states (trees).")
+    ] = "off",
     plot: Annotated[Optional[str], typer.Option(
         "--plot", help="Write predicted against measured iterations to this file (.png, .pdf or .svg).")] = None,
     fmt: TableOrJsonOpt = "table",
@@ -71,7 +77,7 @@ def predict(
     def action():
         load_files(plugin or ())
         spec, results = predict_target(target, options, open_store(store), Sampling(sample, sample_seed, tilted),
-                                       real_depth, rate_nodes)
+                                       real_depth, rate_nodes, epsilon)
         if plot:
             _plot(results, plot)
         return spec, results
@@ -86,13 +92,10 @@ def predict(
 
 
 def _plot(results, path: str) -> None:
-    from tilesweep.jobs.report.prediction import prediction_figure, write_prediction_figure
+    from tilesweep.jobs.report.prediction import write_prediction_figure
     shown = [r for r in results if hasattr(r, "agreements") and r.agreements]
     if shown:
-        r = shown[0]
-        fig = prediction_figure(r.iterations, [a.method for a in r.agreements],
-                                f"IDA* with {r.heuristic}: completed iterations")
-        write_prediction_figure(fig, path)
+        write_prediction_figure(shown[0], path)
 
 
 def _header(spec, r) -> None:
@@ -118,10 +121,16 @@ def _print_comparison(spec, r, shown) -> None:
     typer.echo("")
 
 
+def speed_text(r) -> str:
+    """This machine's measured speed and how it was measured."""
+    which = "the set's first instance" if r.rate_boards == 1 else f"{r.rate_boards} of the instances predicted"
+    return (f"{r.rate / 1e6:.3g} M nodes per CPU second (measured here: IDA* on {which}, {r.rate_nodes:,} nodes, "
+            "CPU seconds of the solving thread)")
+
+
 def _print_forecast(spec, r, shown) -> None:
     _header(spec, r)
-    typer.echo(f"speed          {r.rate / 1e6:.3g} M nodes per CPU second (IDA* on instance 1, {r.rate_nodes:,} nodes, "
-               "this machine)")
+    typer.echo(f"speed          {speed_text(r)}")
     methods = [m for m in METHODS if m in r.instances and m in shown]
     frame = r.instances
     has_pub = "published" in frame

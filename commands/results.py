@@ -270,7 +270,9 @@ def figures(
 
     Coverage against nodes and time, per-instance scatters, ratio scatters and node-ratio
     ECDFs against the baseline, nodes by solution length, EBF, IDA* iterations of the
-    hardest instances; with --compare, each configuration's new against old.
+    hardest instances, where IDA*'s nodes go by f-layer and KRE's and CDP's predicted nodes
+    against the measured ones (distributions and tables from the store, $TILESWEEP_STORE);
+    with --compare, each configuration's new against old.
 
     Example: tilesweep figures sweeps/NAME --format pdf --out paper/figures --width 3.4
     """
@@ -283,7 +285,8 @@ def figures(
         chosen = Style(style, parse_width(width) if width else None)
         opened = open_sweeps(sweeps)
         folder = Path(out) if out else (opened[0].folder / "figures" if len(opened) == 1 else Path("figures"))
-        return write_figures(load(opened, baseline, check_clock(clock)), folder, fmt, chosen, with_compare)
+        return write_figures(load(opened, baseline, check_clock(clock)), folder, fmt, chosen, with_compare,
+                             on_skip=lambda line: typer.echo(f"no predicted-vs-measured figure: {line}", err=True))
 
     for path in run_guarded(action):
         typer.echo(str(path))

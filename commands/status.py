@@ -122,6 +122,15 @@ def solve_line(info: dict) -> str:
             f"{info['seconds']:.1f} s, resumed {info['resumes']} times")
 
 
+def running(info: dict) -> bool:
+    """Whether ``--watch`` goes on for this folder: a sweep whose client runs, or a folder of
+    ``solve --checkpoint`` with a solve not finished (its record holds no process, so a solve
+    whose job ended looks the same: watching it waits for the next job, or Ctrl-C)."""
+    if info["state"] == "solves":
+        return any(solve.get("state") == "running" for solve in info["solves"])
+    return info["state"] == "running"
+
+
 def damaged(folder: Path, problem: str) -> dict:
     return {"sweep": str(folder), "state": "damaged", "problem": problem}
 
@@ -185,7 +194,8 @@ def status(
         help="Sweep folders (OUT/NAME); none: every sweep under --out.")] = None,
     out: Annotated[str, typer.Option("--out", help="Folder holding sweeps (default ./sweeps).")] = "sweeps",
     watch: Annotated[bool, typer.Option(
-        "--watch", help="Refresh every 2 s until every sweep shown stops running.")] = False,
+        "--watch", help="Refresh every 2 s until every sweep shown stops running (in a folder of solve --checkpoint: "
+                   "until its solves finish).")] = False,
     fmt: TableOrJsonOpt = "table",
 ) -> None:
     """Each sweep's state (planned, running, finished, interrupted, cancelled, damaged), rows, pace and client.
@@ -204,7 +214,7 @@ def status(
     while True:
         infos = [describe(f, hashing) for f in folders]
         typer.echo(json.dumps(infos, indent=2) if fmt == "json" else "\n".join(map(status_line, infos)))
-        if not watch or all(i["state"] != "running" for i in infos):
+        if not watch or not any(map(running, infos)):
             break
         hashing = False
         time.sleep(2)

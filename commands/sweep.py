@@ -85,6 +85,11 @@ WorkerWaitOpt = Annotated[Optional[float], typer.Option(
     "--worker-wait", parser=typed("worker_wait"),
     help="Seconds the sweep waits while the scheduler has no worker, then stops with the resume command (default"
          " 300; with --cluster slurm, pbs or sge 1800, for jobs queued; after 10 s without one it says so).")]
+WaitForWorkersOpt = Annotated[Optional[int], typer.Option(
+    "--wait-for-workers", parser=typed("wait_for_workers"),
+    help="Submit the first task only once this many workers have joined (e.g. every worker of --jobs N; the"
+         " split of --parallel-above rows is sized by the workers there); stops with the resume command after"
+         " --worker-wait seconds without them.")]
 
 # This run: in the background, again for errors, checked first; how the summary compares.
 DetachOpt = Annotated[bool, typer.Option(
@@ -98,6 +103,14 @@ CheckHeuristicsOpt = Annotated[bool, typer.Option(
     help="First check each heuristic as tilesweep check-heuristic does (8-puzzle: every board; 15-puzzle: a "
          "sample of 10 solved with the strongest built-in); an inadmissible one stops the sweep before any work "
          "(exit 1).")]
+DryRunOpt = Annotated[bool, typer.Option(
+    "--dry-run",
+    help="Print the plan (instances, runs, chunks, folder) and, for IDA*, the nodes KRE and CDP predict and the "
+         "CPU-hours at this machine's measured speed; solve and write nothing.")]
+PredictOpt = Annotated[Optional[bool], typer.Option(
+    "--predict/--no-predict",
+    help="With --dry-run: --predict samples the distributions and builds the tables a prediction needs; "
+         "--no-predict prints the plan alone (default: predict from what the store holds, 8-puzzles exactly).")]
 BaselineOpt = Annotated[Optional[str], typer.Option(
     "--baseline", help="Heuristic the summary compares with (default: the first, if several).")]
 
@@ -130,12 +143,15 @@ def sweep(
     cluster_option: ClusterOptionOpt = None,
     detach: DetachOpt = False,
     worker_wait: WorkerWaitOpt = None,
+    wait_for_workers: WaitForWorkersOpt = None,
     retry_errors: RetryErrorsOpt = False,
     prune: SweepPruneOpt = None,
     conventions: ConventionsOpt = None,
     plugin: PluginOpt = None,
     check_heuristics: CheckHeuristicsOpt = False,
     baseline: BaselineOpt = None,
+    dry_run: DryRunOpt = False,
+    predict: PredictOpt = None,
     fmt: FormatOpt = "table",
     wide: WideOpt = False,
 ) -> None:
@@ -151,10 +167,14 @@ def sweep(
                            name=name, store=store, scheduler=scheduler, scheduler_file=scheduler_file,
                            max_nodes=max_nodes, chunk_size=chunk_size, workers=workers, parallel_above=parallel_above,
                            time_limit=time_limit, max_memory=max_memory, prune=prune, cpu_time_limit=cpu_time_limit,
-                           repeat=repeat, worker_wait=worker_wait, cluster=cluster, jobs=jobs, max_jobs=max_jobs,
+                           repeat=repeat, worker_wait=worker_wait, wait_for_workers=wait_for_workers,
+                           cluster=cluster, jobs=jobs, max_jobs=max_jobs,
                            cluster_options=tuple(cluster_option or ()), plugin_files=tuple(plugin or ()),
                            conventions=conventions)
     spec, run = run_guarded(lambda: build_spec(options, spec_file, os.cpu_count() or 1))
+    if dry_run:
+        from tilesweep.commands.dry_run import print_plan
+        return print_plan(spec, run, predict)
     printer = Printer(run, check_heuristics)
     if detach:
         return _detach(spec, run, retry_errors, printer)
@@ -201,6 +221,9 @@ class Printer(SweepEvents):
     def check(self, spec, store) -> None:
         if self.checking:
             _check_heuristics(spec, store)
+
+    def scheduler_file_wait(self, path, seconds) -> None:
+        typer.echo(f"waiting up to {seconds:g} s for the Dask scheduler file {path!r}", err=True)
 
     def planned(self, plan) -> None:
         self.plan, spec = plan, plan.spec

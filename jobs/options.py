@@ -33,12 +33,13 @@ TOML_KEYS = {"size": "size", "goal": "goal", "instances": "instances", "count": 
              "max-memory": "max_memory", "max_memory": "max_memory", "prune": "prune",
              "parallel-above": "parallel_above", "parallel_above": "parallel_above",
              "worker-wait": "worker_wait", "worker_wait": "worker_wait", "cluster": "cluster",
+             "wait-for-workers": "wait_for_workers", "wait_for_workers": "wait_for_workers",
              "jobs": "jobs", "max-jobs": "max_jobs", "max_jobs": "max_jobs",
              "cluster-option": "cluster_options", "cluster_options": "cluster_options",
              "plugins": "plugin_files", "plugin": "plugin_files", "repeat": "repeat",
              "conventions": "conventions"}
 RUN_KEYS = ("store", "scheduler", "workers", "parallel_above", "worker_wait", "cluster", "jobs", "max_jobs",
-            "cluster_options", "scheduler_file")
+            "cluster_options", "scheduler_file", "wait_for_workers")
 # Where a sweep's workers come from besides a scheduler address: this machine, or batch jobs
 CLUSTER_KINDS = ("local", "slurm", "pbs", "sge")
 
@@ -87,6 +88,7 @@ OPTION_PARSERS = {"size": check_size, "count": _whole("count", 1, MAX_COUNT), "s
                   "time_limit": check_time_limit,
                   "cpu_time_limit": lambda value: check_time_limit(value, "cpu-time-limit"),
                   "worker_wait": lambda value: parse_seconds("worker-wait", value, True),
+                  "wait_for_workers": _whole("wait-for-workers", 1),
                   "max_memory": check_memory, "instances": InstanceSource.parse, "cluster": parse_cluster,
                   "jobs": _whole("jobs", 1), "max_jobs": _whole("max-jobs", 1),
                   "cluster_options": parse_cluster_options, "repeat": _whole("repeat", 1, MAX_REPEAT),
@@ -134,6 +136,7 @@ class SweepOptions:
     max_jobs: int | None = None
     cluster_options: tuple[str, ...] | None = None
     scheduler_file: str | None = None
+    wait_for_workers: int | None = None
 
     @classmethod
     def parse(cls, values: "dict | SweepOptions") -> "SweepOptions":
@@ -172,6 +175,7 @@ class RunOptions:
     max_jobs: int | None = None  # or adaptive, from none to this many
     cluster_options: tuple[str, ...] | None = None  # KEY=VALUE settings of the batch jobs
     scheduler_file: str | None = None  # the scheduler's address, in the JSON file Dask writes
+    wait_for_workers: int | None = None  # workers that must have joined before the first task
 
     def args(self) -> list[str]:
         out = []
@@ -240,6 +244,9 @@ def check_cluster(run: RunOptions) -> None:
     if run.scheduler is not None and run.scheduler_file is not None:
         raise InvalidOptionError(f"--scheduler {run.scheduler} and --scheduler-file {run.scheduler_file} both "
                                  "given; expected one way to the scheduler")
+    if run.workers is not None and (run.wait_for_workers or 0) > run.workers:
+        raise InvalidOptionError(f"--wait-for-workers {run.wait_for_workers} is more than --workers {run.workers}; "
+                                 f"expected at most {run.workers}")
     if run.batch and (run.scheduler is not None or run.scheduler_file is not None or run.workers is not None):
         given = ("--scheduler" if run.scheduler is not None else
                  "--scheduler-file" if run.scheduler_file is not None else "--workers")

@@ -31,18 +31,35 @@ import pandas as pd
 
 from tilesweep.solver.bruteforce import tree
 from tilesweep.solver.cdp import cdp, conditionals
-from tilesweep.solver.errors import InvalidOptionError
+from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 from tilesweep.solver.fsm import Pruning, parse_pruning
-from tilesweep.solver.hdist import TILT_STEPS, TILTS, Distributions, exact_distributions, sampled_distributions
+from tilesweep.solver.hdist import (
+    TILT_STEPS,
+    TILTS,
+    Distributions,
+    all_states,
+    exact_distributions,
+    random_states,
+    sampled_distributions,
+    tilted_states,
+)
 from tilesweep.solver.heuristics import kernel_heuristic, parse_heuristic
 from tilesweep.solver.kre import kre
 from tilesweep.solver.search import heuristic_values
+from tilesweep.solver.truncation import child_counts, epsilons, state_groups, tree_groups, truncate
 
 EXACT_SIZES = (3,)           # every state is enumerated (181,440 on the 8-puzzle)
 DEFAULT_SAMPLE = 1_000_000   # states sampled on larger boards
 DEFAULT_SEED = 0
 DEFAULT_TILTED = 200_000     # tilted states for the conditional tables (solver.hdist.tilted_states)
-METHODS = ("kre", "cdp", "cdp2")
+EPSILONS = ("off", "states", "trees")  # how cdp-eps chooses its epsilons (solver.truncation), or none
+TREE_STARTS = 500            # --epsilon trees: uniform random start states (seed + 2) searched for real
+TREE_SLACKS = (0, 1, 2, 3)   # their iterations: thresholds h0 + step x slack
+METHODS = ("kre", "cdp", "cdp2", "cdp-eps")  # cdp-eps: CDP epsilon-truncated (solver.truncation), when asked
+
+
+class NotSampledError(TilesweepError, LookupError):
+    """A heuristic's sampled distributions are not in the store and sampling was not asked for."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +83,17 @@ class Model:
     H: object
     dist: Distributions
     from_store: bool
+    epsilon: np.ndarray | None = None   # per (blank cell, h): CDP's epsilon-truncation (cdp-eps), if asked
+    epsilon_from: str = "off"           # how: EPSILONS
 
     @cached_property
     def conditionals(self) -> tuple[np.ndarray, np.ndarray, bool]:
         return conditionals(self.dist.step, self.dist.step2)
+
+    @cached_property
+    def truncated(self) -> np.ndarray:
+        """The one-step fractions epsilon-truncated (:func:`solver.truncation.truncate`)."""
+        return truncate(self.conditionals[0], self.epsilon)
 
     @property
     def bound_step(self) -> int:
@@ -80,9 +104,17 @@ class Model:
     def describe(self) -> str:
         d = self.dist
         if d.method == "exact":
-            return f"exact over all {d.states:,} states"
+            return f"exact over all {d.states:,} states{self._epsilon_text()}"
         tilted = f"; conditionals also over {d.tilted:,} tilted states" if d.tilted else ""
-        return f"{d.states:,} uniform random states, seed {d.seed}{tilted}"
+        return f"{d.states:,} uniform random states, seed {d.seed}{tilted}{self._epsilon_text()}"
+
+    def _epsilon_text(self) -> str:
+        if self.epsilon is None:
+            return ""
+        source = ("the same states" if self.epsilon_from == "states" else
+                  f"the levels of {TREE_STARTS} random start states' first {len(TREE_SLACKS)} iterations")
+        return (f"; cdp-eps: epsilon per blank cell and h from {source} (median {np.median(self.epsilon):.3g}, "
+                f"largest {self.epsilon.max():.3g})")
 
 
 def identity(heuristic: str, size: int, goal: tuple[int, ...], sampling: Sampling) -> dict:
@@ -95,14 +127,63 @@ def identity(heuristic: str, size: int, goal: tuple[int, ...], sampling: Samplin
             "plugins": [list(p) for p in spec.plugins]}
 
 
+def in_store(heuristic: str, size: int, goal: tuple[int, ...], store, sampling: Sampling = Sampling()) -> bool:
+    """Whether ``store`` holds the distributions of ``heuristic`` (so a model costs a read)."""
+    from tilesweep.pdb_store.distributions import identity_digest, read_entries
+    return identity_digest(identity(heuristic, size, goal, sampling)) in read_entries(store.root)
+
+
+def sampling_text(size: int, sampling: Sampling) -> str:
+    """What a model of a ``size`` board is computed from, said before it is."""
+    if size in EXACT_SIZES:
+        return "every state, exactly"
+    tilted = f" and {sampling.tilted:,} tilted ones" if sampling.tilted else ""
+    return f"{sampling.states:,} uniform random states (seed {sampling.seed}){tilted}"
+
+
+def sampled_boards(size: int, goal: tuple[int, ...], H, exact: bool, sampling: Sampling) -> np.ndarray:
+    """The states a model's conditional tables count: every state, or the uniform and tilted
+    ones drawn as :func:`solver.hdist.sampled_distributions` draws them (the same seeds)."""
+    if exact:
+        return all_states(size, goal)
+    boards = random_states(size, goal, sampling.states, sampling.seed)
+    if sampling.tilted:
+        boards = np.concatenate([boards, tilted_states(size, goal, H, sampling.tilted, sampling.seed)])
+    return boards
+
+
+def model_epsilon(model: Model, sampling: Sampling, criterion: str) -> np.ndarray:
+    """epsilon per (blank cell, h) of ``model``'s one-step table (:mod:`solver.truncation`):
+    ``states``, from the states the table counts; ``trees``, from the levels of real IDA*
+    iterations of :data:`TREE_STARTS` uniform random start states (seed ``sampling.seed + 2``)."""
+    one = model.conditionals[0]
+    if criterion == "states":
+        boards = sampled_boards(model.size, model.goal, model.H, model.dist.method == "exact", sampling)
+        groups = state_groups(child_counts(boards, model.size, model.H, model.dist.spread, one.shape[2]))
+    else:
+        starts = random_states(model.size, model.goal, TREE_STARTS, sampling.seed + 2)
+        groups = tree_groups(starts, model.size, model.H, model.dist.spread, TREE_SLACKS, model.bound_step)
+    return epsilons(one, groups)
+
+
 def make_model(heuristic: str, size: int, goal: tuple[int, ...], tables, store, prune: str = "parent",
-               sampling: Sampling = Sampling()) -> Model:
-    """The :class:`Model` of ``heuristic`` (``tables``: its PDBs; ``store``: an open store)."""
+               sampling: Sampling = Sampling(), sample: bool = True, epsilon: str = "off") -> Model:
+    """The :class:`Model` of ``heuristic`` (``tables``: its PDBs; ``store``: an open store).
+    Without ``sample``, sampled distributions the store does not hold are
+    :class:`NotSampledError` (exact ones, seconds on the 8-puzzle, are still computed).
+    With ``epsilon`` ``states`` or ``trees`` (:func:`model_epsilon`), the model also predicts
+    ``cdp-eps`` (its epsilons computed here each time: not kept in the store)."""
+    if epsilon not in EPSILONS:
+        raise InvalidOptionError(f"epsilon {epsilon!r} is not a way to choose epsilon; expected one of "
+                                 f"{', '.join(EPSILONS)}")
     if sampling.states < 1000:
         raise InvalidOptionError(f"sample {sampling.states!r} is too small; expected at least 1000 states")
     spec = parse_heuristic(heuristic, size, goal)
     H = kernel_heuristic(spec, size, goal, tuple(tables))
     ident = identity(heuristic, size, goal, sampling)
+    if not sample and ident["method"] != "exact" and not in_store(heuristic, size, goal, store, sampling):
+        raise NotSampledError(f"the distributions of {heuristic!r} on the {size * size - 1}-puzzle are not in the "
+                              f"store {store.root}; sampling them takes {sampling_text(size, sampling)}")
 
     def compute():
         if ident["method"] == "exact":
@@ -110,7 +191,10 @@ def make_model(heuristic: str, size: int, goal: tuple[int, ...], tables, store, 
         return sampled_distributions(size, goal, H, sampling.states, sampling.seed, sampling.tilted)
 
     dist, cached = store.distributions(ident, compute)
-    return Model(heuristic, size, goal, parse_pruning(prune, size), H, dist, cached)
+    model = Model(heuristic, size, goal, parse_pruning(prune, size), H, dist, cached)
+    if epsilon != "off" and model.pruning.kind == "parent":
+        model.epsilon, model.epsilon_from = model_epsilon(model, sampling, epsilon), epsilon
+    return model
 
 
 def h_of(model: Model, boards: np.ndarray) -> np.ndarray:
@@ -130,6 +214,9 @@ def predict_iterations(model: Model, tiles, bounds, depth: int = 0) -> dict[str,
         out["cdp"] = cdp(*args, False, model.dist.spread, bounds, depth)
         if has_two:
             out["cdp2"] = cdp(*args, True, model.dist.spread, bounds, depth)
+        if model.epsilon is not None:
+            out["cdp-eps"] = cdp(t, tiles, model.size, model.H, model.truncated, two, False, model.dist.spread,
+                                 bounds, depth)
     return out
 
 
@@ -211,76 +298,115 @@ def set_cost(model: Model, boards: np.ndarray, lengths, depth: int = 0) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def _tables(heuristic: str, size: int, goal: tuple[int, ...], store) -> tuple:
+def _tables(heuristic: str, size: int, goal: tuple[int, ...], store, build: bool = True) -> tuple:
     from tilesweep.pdb_store import tables_for
-    return tables_for(parse_heuristic(heuristic, size, goal), size, goal, store)
+    return tables_for(parse_heuristic(heuristic, size, goal), size, goal, store, build=build)
 
 
 @dataclass
 class SweepComparison:
-    """One heuristic's predictions beside a sweep's completed iterations."""
+    """One heuristic's predictions beside a sweep's completed iterations (of ``predicted``
+    instances, a seeded sample of the ``solved`` ones with iterations when a limit is set)."""
 
     heuristic: str
     model: Model
     iterations: pd.DataFrame   # measured_iterations
     agreements: list[Agreement]
+    solved: int = 0
+    predicted: int = 0
+
+
+def _limited(rows: pd.DataFrame, limit: int | None) -> pd.DataFrame:
+    """At most ``limit`` of ``rows``: a uniform random sample, seed 0, in their order."""
+    if limit is None or len(rows) <= limit:
+        return rows
+    keep = np.sort(np.random.default_rng(0).choice(len(rows), limit, replace=False))
+    return rows.iloc[keep]
+
+
+def compare_heuristic(spec, rows: pd.DataFrame, heuristic: str, store, sampling: Sampling = Sampling(),
+                      depth: int = 0, build: bool = True, sample: bool = True,
+                      limit: int | None = None, epsilon: str = "off") -> SweepComparison:
+    """One IDA* heuristic of a sweep (``spec``, its ``rows``): predictions per completed
+    iteration beside the measured ones, over at most ``limit`` instances. Without ``build``
+    missing pattern databases, without ``sample`` missing sampled distributions, raise;
+    with ``epsilon``, ``cdp-eps`` too (:func:`make_model`)."""
+    goal = spec.goal_tuple
+    tables = _tables(heuristic, spec.size, goal, store, build)
+    model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sampling, sample, epsilon)
+    solved = idastar_rows(rows, heuristic, spec.prune)
+    chosen = _limited(solved, limit)
+    frame = measured_iterations(chosen, model, depth)
+    agreements = [agreement(frame, m) for m in METHODS if m in frame] if len(frame) else []
+    return SweepComparison(heuristic, model, frame, agreements, len(solved), len(chosen))
 
 
 def compare_sweep(spec, rows: pd.DataFrame, store, sampling: Sampling = Sampling(),
-                  depth: int = 0) -> list[SweepComparison]:
+                  depth: int = 0, epsilon: str = "off") -> list[SweepComparison]:
     """Each IDA* heuristic of a sweep (``spec``, its ``rows``): predictions per completed
     iteration beside the measured ones. ``store``: an open pattern-database store."""
-    out = []
-    goal = spec.goal_tuple
-    for heuristic in spec.heuristics if "idastar" in spec.algorithms else ():
-        model = make_model(heuristic, spec.size, goal, _tables(heuristic, spec.size, goal, store), store,
-                           spec.prune, sampling)
-        frame = measured_iterations(idastar_rows(rows, heuristic, spec.prune), model, depth)
-        methods = [m for m in METHODS if m in frame]
-        agreements = [agreement(frame, m) for m in methods] if len(frame) else []
-        out.append(SweepComparison(heuristic, model, frame, agreements))
-    return out
+    heuristics = spec.heuristics if "idastar" in spec.algorithms else ()
+    return [compare_heuristic(spec, rows, h, store, sampling, depth, epsilon=epsilon) for h in heuristics]
 
 
 @dataclass
 class SetForecast:
-    """One heuristic's predicted cost of a set of instances, and this machine's speed."""
+    """One heuristic's predicted cost of a set of instances (``instances``: those predicted,
+    all of the set's ``of`` or a seeded sample), and this machine's speed."""
 
     heuristic: str
     model: Model
     instances: pd.DataFrame   # set_cost, with ``instance`` and, where published, ``published``
     rate: float               # nodes generated per CPU second, measured here
     rate_nodes: int
+    rate_boards: int = 1      # the set's first boards IDA* ran to measure the rate
+    of: int = 0               # instances in the set (0: those predicted)
+
+    @property
+    def scale(self) -> float:
+        """The set's size over the instances predicted (1 unless a sample was predicted)."""
+        return (self.of or len(self.instances)) / max(len(self.instances), 1)
 
 
-def measure_rate(board, goal, heuristic: str, tables, prune: str, nodes: int) -> tuple[float, int]:
-    """(nodes per CPU second, nodes) of IDA* from ``board`` stopped after ``nodes`` nodes
-    (or solved first); the kernels are compiled before the clock starts."""
+def measure_rate(boards, goal, heuristic: str, tables, prune: str, nodes: int) -> tuple[float, int, int]:
+    """(nodes per CPU second, nodes, boards run) of IDA* on ``boards`` in turn until ``nodes``
+    nodes (the last stopped there) or the boards are done; kernels compiled before the clock."""
     from tilesweep.solver.solve import solve
-    solve(board, goal, "idastar", heuristic, tables, max_nodes=1000, prune=prune)  # compile
-    result = solve(board, goal, "idastar", heuristic, tables, max_nodes=nodes, prune=prune)
-    return result.nodes_generated / max(result.cpu_seconds, 1e-9), result.nodes_generated
+    solve(boards[0], goal, "idastar", heuristic, tables, max_nodes=1000, prune=prune)  # compile
+    total, seconds, runs = 0, 0.0, 0
+    for board in boards:
+        result = solve(board, goal, "idastar", heuristic, tables, max_nodes=nodes - total, prune=prune)
+        total, seconds, runs = total + result.nodes_generated, seconds + result.cpu_seconds, runs + 1
+        if total >= nodes:
+            break
+    return total / max(seconds, 1e-9), total, runs
+
+
+def forecast_heuristic(spec, heuristic: str, boards, lengths, store, sampling: Sampling = Sampling(),
+                       rate_nodes: int = 20_000_000, published: dict[int, int] | None = None, depth: int = 0,
+                       indices=None, of: int = 0, build: bool = True, sample: bool = True,
+                       epsilon: str = "off") -> SetForecast:
+    """The predicted nodes of IDA* with ``heuristic`` on ``boards`` (:class:`~solver.Board`;
+    the set's ``indices``, default 0, 1, ...) whose optimal lengths are ``lengths``, and the
+    CPU time at the speed IDA* measures here on them (``rate_nodes`` nodes). Without ``build``
+    missing pattern databases, without ``sample`` missing sampled distributions, raise."""
+    goal = spec.goal_tuple
+    tables = _tables(heuristic, spec.size, goal, store, build)
+    model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sampling, sample, epsilon)
+    frame = set_cost(model, np.array([b.tiles for b in boards], dtype=np.int8), lengths, depth)
+    frame.insert(0, "instance", list(range(len(boards)) if indices is None else indices))
+    if published:  # by the set's own ids, from 1
+        frame["published"] = (frame["instance"] + 1).map(published)
+    rate, nodes, runs = measure_rate(boards, goal, heuristic, tables, spec.prune, rate_nodes)
+    return SetForecast(heuristic, model, frame, rate, nodes, runs, of)
 
 
 def forecast_set(spec, boards, lengths, store, sampling: Sampling = Sampling(), rate_nodes: int = 20_000_000,
                  published: dict[int, int] | None = None,
-                 depth: int = 0) -> list[SetForecast]:
-    """Each heuristic of ``spec``: the predicted nodes of IDA* on ``boards`` (a list of
-    :class:`~solver.Board`) whose optimal lengths are ``lengths``, and the CPU time at the
-    speed IDA* measures here on the first board (``rate_nodes`` nodes)."""
-    goal = spec.goal_tuple
-    array = np.array([b.tiles for b in boards], dtype=np.int8)
-    out = []
-    for heuristic in spec.heuristics:
-        tables = _tables(heuristic, spec.size, goal, store)
-        model = make_model(heuristic, spec.size, goal, tables, store, spec.prune, sampling)
-        frame = set_cost(model, array, lengths, depth)
-        frame.insert(0, "instance", range(len(boards)))
-        if published:  # by the set's own ids, from 1
-            frame["published"] = (frame["instance"] + 1).map(published)
-        rate, nodes = measure_rate(boards[0], goal, heuristic, tables, spec.prune, rate_nodes)
-        out.append(SetForecast(heuristic, model, frame, rate, nodes))
-    return out
+                 depth: int = 0, epsilon: str = "off") -> list[SetForecast]:
+    """:func:`forecast_heuristic` of each heuristic of ``spec``."""
+    return [forecast_heuristic(spec, h, boards, lengths, store, sampling, rate_nodes, published, depth,
+                               epsilon=epsilon) for h in spec.heuristics]
 
 
 def _is_sweep(path) -> bool:
@@ -288,7 +414,7 @@ def _is_sweep(path) -> bool:
 
 
 def predict_target(target, options: dict, store, sampling: Sampling = Sampling(), depth: int = 0,
-                   rate_nodes: int = 20_000_000):
+                   rate_nodes: int = 20_000_000, epsilon: str = "off"):
     """What ``tilesweep predict`` computes: for a sweep folder ``target``, a list of
     :class:`SweepComparison`; else (a TOML spec or none, with sweep ``options``) a list of
     :class:`SetForecast` for its instances, whose optimal lengths must be known (the bundled
@@ -301,7 +427,7 @@ def predict_target(target, options: dict, store, sampling: Sampling = Sampling()
 
     if _is_sweep(target):
         spec = read_spec(Path(target))
-        return spec, compare_sweep(spec, load_results(target), store, sampling, depth)
+        return spec, compare_sweep(spec, load_results(target), store, sampling, depth, epsilon)
     spec, _ = build_spec({**options, "algorithms": ("idastar",)}, target)
     bundled = spec.instances.bundled
     if bundled is None:
@@ -310,7 +436,7 @@ def predict_target(target, options: dict, store, sampling: Sampling = Sampling()
     lengths = [p.length for p in published_figures(bundled.file).values()][: spec.count]
     published = published_nodes(str(spec.instances)) if str(spec.instances) in SEARCH_NODES else None
     return spec, forecast_set(spec, make_instances(spec), lengths, store, sampling, rate_nodes, published,
-                              depth)
+                              depth, epsilon)
 
 
 _AGREEMENT_KEYS = {"iterations": "iterations_compared", "instances": "instances_compared"}

@@ -134,6 +134,15 @@ def exact_distances(size: int, goal: tuple[int, ...]) -> tuple[np.ndarray, np.nd
     return np.concatenate(boards), np.concatenate(depths)
 
 
+def distances_of(boards: np.ndarray, size: int, goal: tuple[int, ...]) -> np.ndarray:
+    """``int64[M]``: the true distance of each row of ``boards`` (``int8[M, N]``) to ``goal``,
+    looked up in :func:`exact_distances` (-1 for a board that cannot reach it)."""
+    every, depths = exact_distances(size, goal)
+    depth_of = np.full(placement_count(size * size, size * size - 1), -1, dtype=np.int64)
+    depth_of[_ranks(every)] = depths
+    return depth_of[_ranks(np.asarray(boards, dtype=np.int8))]
+
+
 def _ranks(boards: np.ndarray) -> np.ndarray:
     """The rank of the cells of tiles 1..N-1 of each row (the blank takes the cell left)."""
     cells = np.argsort(boards, axis=1)[:, 1:].astype(np.int8)

@@ -23,7 +23,7 @@ import numpy as np
 
 from tilesweep.solver.board import goal_tiles
 from tilesweep.solver.fsm import Automaton
-from tilesweep.solver.heuristics import BLANK_AWARE, BLANK_IGNORING, TABLE_KINDS, HeuristicSpec
+from tilesweep.solver.heuristics import BLANK_AWARE, BLANK_IGNORING, TABLE_KINDS, ZERO_AWARE, HeuristicSpec
 from tilesweep.solver.jit import watch_compiles
 
 from .automata import load_automaton, read_automaton, read_entries
@@ -36,6 +36,7 @@ from .manifest import TableEntry, read_manifest, record_entry
 from .paths import build_hint, lock_path, resolve_store, table_filename, temp_prefix
 from .symmetry import find_image, image_table
 from .verify import TableCheck, check, check_entry_matches, check_file
+from .zeroaware import build_zero_aware_table
 
 Goal = tuple[int, ...] | str
 _VERIFIED: dict[tuple, np.ndarray] = {}   # per process: file identity -> verified mapping
@@ -58,6 +59,8 @@ def _search(size, goal, group, kind, on_layer) -> np.ndarray:
     """Compute the table of ``group`` in the abstraction ``kind``."""
     if kind == BLANK_IGNORING:
         return build_ignoring_table(size, goal, group, on_layer=on_layer)
+    if kind == ZERO_AWARE:
+        return build_zero_aware_table(size, goal, group, on_layer=on_layer)
     return build_table(size, goal, group, on_layer=on_layer)
 
 
@@ -235,7 +238,9 @@ class PDBStore:
     def _image_of(self, size, goal, group, kind) -> np.ndarray | None:
         """``group``'s table read from a stored table of the same kind it is the image of
         under a symmetry of the board (:mod:`pdb_store.symmetry`), or ``None`` when none is
-        stored."""
+        stored (or the kind is zero-aware: the images map placement ranks only)."""
+        if kind == ZERO_AWARE:
+            return None
         stored = [e.group for e in read_manifest(self.root).values()
                   if e.size == size and e.goal == goal and e.kind == kind]
         image = find_image(size, goal, group, stored)

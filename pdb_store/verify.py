@@ -7,14 +7,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tilesweep.solver.heuristics import BLANK_AWARE
-from tilesweep.solver.ranking import placement_count
+from tilesweep.solver.heuristics import BLANK_AWARE, ZERO_AWARE, expected_table_size
 
 from .deep import first_bad_entry
 from .errors import CorruptTableError, MissingTableError
 from .files import read_npy_header, sha256_file
 from .manifest import FORMAT_VERSION, TableEntry
 from .paths import build_hint
+from .zeroaware import first_bad_state
 
 
 class TableCheck(NamedTuple):
@@ -41,7 +41,7 @@ def check_entry_matches(root: Path, entry: TableEntry, size: int, goal: tuple[in
     if entry.format_version != FORMAT_VERSION:
         raise corrupt(root, entry, f"has format version {entry.format_version!r}; this "
                                    f"tilesweep reads version {FORMAT_VERSION}")
-    expected = placement_count(size * size, len(group))
+    expected = expected_table_size(size, group, kind)
     recorded = (entry.size, tuple(entry.goal), tuple(entry.group), entry.entries, entry.dtype, entry.kind)
     wanted = (size, tuple(goal), tuple(group), expected, "uint8", kind)
     if recorded != wanted:
@@ -88,6 +88,12 @@ def check_content(root: Path, entry: TableEntry) -> None:
         Naming the first entry that breaks a rule, its placement and the fix.
     """
     table = np.load(root / entry.file, mmap_mode="r", allow_pickle=False)
+    if entry.kind == ZERO_AWARE:
+        problem = first_bad_state(table, entry.size, tuple(entry.goal), tuple(entry.group))
+        if problem is not None:
+            raise corrupt(root, entry, f"holds values no zero-aware pattern database can hold, though its "
+                                       f"checksum matches the manifest: {problem}")
+        return
     bad = first_bad_entry(table, entry.size, tuple(entry.goal), tuple(entry.group))
     if bad is not None:
         raise corrupt(root, entry, "holds values no pattern database can hold, though its "

@@ -21,7 +21,7 @@ from .astar import (
     _astar_tiles,
 )
 from .ebf import _bisect
-from .idastar import _idastar_tiles_in, tiles_workspace
+from .idastar_tiles import _idastar_tiles_in, tiles_workspace
 from .jit import inline_kernel, kernel
 from .limits import finished_late, monotonic_ns, thread_cpu_ns
 from .statetable import grow_rows
@@ -107,7 +107,7 @@ ASTAR_BOARDS = (_astar_boards_tiles, _astar_boards_lines, _astar_boards_pdb, _as
 
 @kernel
 def _idastar_tiles_boards(boards, goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm):
-    """:func:`solver.idastar._idastar_tiles` on each row of ``boards`` (as in
+    """:func:`solver.idastar_tiles._idastar_tiles` on each row of ``boards`` (as in
     :data:`ASTAR_BOARDS`), the other arguments as there.
 
     Returns

@@ -6,7 +6,7 @@ the previous contour cut off, the root counted once (not once per iteration), an
 nodes generated in each iteration recorded on every exit, whatever stopped the search.
 The loop is generated per contour and inlined (numba's ``inline="always"``), so each
 kernel compiles one loop around its own contour with no call or argument passing per
-iteration. The per-tile kernel (:func:`solver.idastar._idastar_tiles_in`) keeps a copy of
+iteration. The per-tile kernel (:func:`solver.idastar_tiles._idastar_tiles_in`) keeps a copy of
 this loop, which measured faster around its contour; ``tests/test_deepening.py`` holds every
 kernel to the same accounting.
 """

@@ -43,6 +43,7 @@ from .plugins import (
     kernel_key,
 )
 from .ranking import placement_count
+from .zeroaware import binomials, orders, records_for, zero_aware_count
 
 WALKING = ("walking-distance", "walking-distance+id")
 BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", *WALKING)
@@ -53,9 +54,11 @@ MAX_GROUPS = 8
 # The two kinds of pattern database: tilesweep's own (the blank roams the free cells at
 # no cost; an entry is the depth at which its first blank region is reached) and the
 # blank-ignoring one (a pattern tile moves into any adjacent free cell), named by a suffix.
-BLANK_AWARE, BLANK_IGNORING = "blank-aware", "blank-ignoring"
-TABLE_KINDS = (BLANK_AWARE, BLANK_IGNORING)
-PDB_SUFFIXES = ("reflect", BLANK_IGNORING)
+# A zero-aware table (tilesweep's own abstraction) keeps an entry per blank region of a
+# placement instead of the least of them (:mod:`solver.zeroaware`).
+BLANK_AWARE, BLANK_IGNORING, ZERO_AWARE = "blank-aware", "blank-ignoring", "zero-aware"
+TABLE_KINDS = (BLANK_AWARE, BLANK_IGNORING, ZERO_AWARE)
+PDB_SUFFIXES = ("reflect", BLANK_IGNORING, ZERO_AWARE)
 
 # Named partitions as goal cells of the blank-first layout (blank in cell 0). For a goal
 # with the blank in the last cell the cells are rotated by 180 degrees; a group's tiles
@@ -203,10 +206,13 @@ def parse_heuristic(name: str, size: int, goal: tuple[int, ...]) -> HeuristicSpe
     if not name.startswith("pdb:"):
         raise UnknownNameError(f"heuristic {name!r} is not known; expected one of: "
                                + ", ".join(heuristic_names(size))
-                               + ", pdb:GROUPS[+reflect][+blank-ignoring] or plugin:NAME")
+                               + ", pdb:GROUPS[+reflect][+blank-ignoring|+zero-aware] or plugin:NAME")
     body, suffixes = _pdb_suffixes(name)
     reflect = "reflect" in suffixes
-    kind = BLANK_IGNORING if BLANK_IGNORING in suffixes else BLANK_AWARE
+    if BLANK_IGNORING in suffixes and ZERO_AWARE in suffixes:
+        raise InvalidOptionError(f"heuristic {name!r}: +{BLANK_IGNORING} and +{ZERO_AWARE} name two "
+                                 "kinds of table; expected at most one of them")
+    kind = next((k for k in (BLANK_IGNORING, ZERO_AWARE) if k in suffixes), BLANK_AWARE)
     if re.fullmatch(r"\d+(-\d+)+", body):
         groups = partition_groups(body, size, goal)
     else:
@@ -230,7 +236,7 @@ def _pdb_suffixes(name: str) -> tuple[str, set[str]]:
 
 
 def _refuse_sum(name: str) -> None:
-    """Refuse ``A+B``: only ``+reflect`` and ``+blank-ignoring`` may follow a ``pdb:`` name
+    """Refuse ``A+B``: only ``+reflect``, ``+blank-ignoring`` and ``+zero-aware`` may follow a ``pdb:`` name
     (``walking-distance+id`` is a name of its own)."""
     head, plus, tail = name.partition("+")
     if name.startswith("pdb:"):
@@ -302,6 +308,13 @@ class KernelHeuristic(NamedTuple):
     lookup_group : int8[MAX_LOOKUPS, N]  per lookup, the group whose value a move of tile t
                               changes (-1 for none); row 0 is ``tile_group``
     lookup_refl : bool[MAX_LOOKUPS]      whether a lookup reads the reflected board
+    zero_aware : bool         the tables are zero-aware (an entry per blank region,
+                              :mod:`solver.zeroaware`); only the PDB IDA* kernel reads them
+    za_records : int64[:]     each group size's set records (:func:`solver.zeroaware.records_for`),
+                              one after another, ...
+    za_first : int64[MAX_GROUPS]   ... group g's records from ``za_records[2 * za_first[g]]``
+    za_orders : int64[MAX_GROUPS]  k! of each group
+    za_binom : int64[N + 1, :]     binomial coefficients (:func:`solver.zeroaware.binomials`)
     """
 
     tile_cost: np.ndarray
@@ -329,11 +342,39 @@ class KernelHeuristic(NamedTuple):
     n_lookups: int
     lookup_group: np.ndarray
     lookup_refl: np.ndarray
+    zero_aware: bool
+    za_records: np.ndarray
+    za_first: np.ndarray
+    za_orders: np.ndarray
+    za_binom: np.ndarray
 
 
-def expected_table_size(size: int, group: tuple[int, ...]) -> int:
-    """Entries of the table of ``group`` on a ``size`` board."""
+def expected_table_size(size: int, group: tuple[int, ...], kind: str = BLANK_AWARE) -> int:
+    """Entries of the table of ``group`` on a ``size`` board (of table kind ``kind``)."""
+    if kind == ZERO_AWARE:
+        return zero_aware_count(size, len(group))
     return placement_count(size * size, len(group))
+
+
+def zero_aware_arrays(spec: HeuristicSpec, size: int) -> tuple:
+    """``zero_aware`` and the ``za_*`` arrays of :class:`KernelHeuristic` (small
+    stand-ins for tables of the other kinds)."""
+    zero_aware = any(kind == ZERO_AWARE for _, kind in spec.tables)
+    if zero_aware and any(kind != ZERO_AWARE for _, kind in spec.tables):
+        raise InvalidOptionError(f"heuristic {spec.name!r} mixes zero-aware tables with others; "
+                                 "expected all of one kind")
+    first = np.zeros(MAX_GROUPS, dtype=np.int64)
+    fact = np.ones(MAX_GROUPS, dtype=np.int64)
+    starts: dict[int, int] = {}  # groups of one size share their records: fewer cache lines
+    parts = []
+    for g, group in enumerate(spec.groups if zero_aware else ()):
+        k = len(group)
+        if k not in starts:
+            starts[k] = sum(p.size for p in parts) // 2
+            parts.append(records_for(size, k))
+        first[g], fact[g] = starts[k], orders(k)
+    records = np.concatenate(parts) if parts else np.zeros(2, dtype=np.int64)
+    return zero_aware, records, first, fact, binomials(size * size)
 
 
 class PluginHeuristic(NamedTuple):
@@ -405,13 +446,15 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
     padded = []
     for g in range(MAX_GROUPS):
         table = np.asarray(tables[g]) if g < len(tables) else np.zeros(0, np.uint8)
-        if g < len(tables) and (table.dtype != np.uint8 or table.shape != (expected_table_size(size, spec.groups[g]),)):
+        expected = expected_table_size(size, *spec.tables[g]) if g < len(tables) else 0
+        if g < len(tables) and (table.dtype != np.uint8 or table.shape != (expected,)):
             raise ValueError(f"table {g} of {spec.name} has dtype {table.dtype} and shape "
-                             f"{table.shape}; expected uint8 of {expected_table_size(size, spec.groups[g])}")
+                             f"{table.shape}; expected uint8 of {expected}")
         view = table.view()
         view.flags.writeable = False  # one numba type for mmapped and in-memory tables
         padded.append(view)
     terms = term_masks(spec.bases)
+    zero_aware, za_records, za_first, za_orders, za_binom = zero_aware_arrays(spec, size)
     use_wd = any(b in WALKING for b in spec.bases)
     walk = walk_arrays(size, goal, use_wd)
     return KernelHeuristic(tile_cost=cost, scale=scale, use_lc="linear-conflict" in spec.bases,
@@ -420,7 +463,9 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
                            tables=tuple(padded), reflect=spec.reflect, refl_tile=refl_tile, refl_cell=refl_cell,
                            terms=terms, n_terms=len(spec.bases), use_wd=use_wd, goal_row=walk.goal_row,
                            goal_col=walk.goal_col, wd_link_v=walk.link_v, wd_link_h=walk.link_h, wd_v=walk.v,
-                           wd_h=walk.h, n_lookups=n_lookups, lookup_group=lookup_group, lookup_refl=lookup_refl)
+                           wd_h=walk.h, n_lookups=n_lookups, lookup_group=lookup_group, lookup_refl=lookup_refl,
+                           zero_aware=zero_aware, za_records=za_records, za_first=za_first,
+                           za_orders=za_orders, za_binom=za_binom)
 
 
 def lookup_arrays(spec: HeuristicSpec, n: int, refl_tile: np.ndarray) -> tuple:

@@ -1,6 +1,6 @@
 """IDA* with linear conflicts (``linear-conflict``): each line's conflicts read from its key.
 
-The same search as :func:`solver.idastar._idastar_tiles` (successor lists, the goal test
+The same search as :func:`solver.idastar_tiles._idastar_tiles` (successor lists, the goal test
 at generation within the bound, the root counted once), with h = Manhattan distance plus
 each row's and column's conflicts (:func:`solver.htables.line_conflict_table`). Every
 line has a key, the code that table is indexed by: per cell of the line, base n + 1, 0 when
@@ -24,16 +24,7 @@ from .hstate import line_key
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP
-from .successors import (
-    LIST_END,
-    blank_of,
-    is_goal,
-    list_start,
-    move_of,
-    successor_lists,
-    target_of,
-    write_path,
-)
+from .successors import LIST_END, blank_of, is_goal, list_start, move_of, successor_lists, target_of, write_path
 
 # The fields of a line step (:func:`line_steps`), per (tile, blank, move)
 # A line step (:func:`line_steps`) is two words per (tile, blank, move), each
@@ -189,6 +180,7 @@ def line_contour(use_fsm: bool):
                 room += 1
                 continue
             p += np.uint64(1)
+            # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
             nq = q
             if use_fsm:
                 nq = np.int64(fsm[q * 4 + move_of(code)])

@@ -10,6 +10,12 @@ full lookup). The regular lookups of a node's children are issued together
 (:func:`solver.idastar.plan_children`), so their cache misses overlap; with tables larger
 than the caches the mirror lookups are too (:func:`mirrors_early`).
 ``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set.
+
+With zero-aware tables (``H.zero_aware``, :mod:`solver.zeroaware`) an index also names the
+blank's region among the cells the group leaves free. A move of a tile of group g puts the
+blank on a cell next to its old one that no other group holds, so the blank stays in its
+region for every other group: a child still changes one group's value (and one mirrored
+group's), read at the region of the child's blank.
 """
 
 from typing import NamedTuple
@@ -21,7 +27,7 @@ from .hstate import group_rank, slide
 from .idastar import RANKS_LEN, RANKS_STRIDE, plan_children
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
-from .memory import byte_at, table_addresses
+from .memory import byte_at, data_address, prefetch, table_addresses
 from .status import RUNNING, SOLVED, TOO_DEEP
 from .successors import (
     LIST_END,
@@ -34,6 +40,7 @@ from .successors import (
     target_of,
     write_path,
 )
+from .zeroaware import KEY_RECORD, group_index, group_key, key_index
 
 # A table larger than this does not stay in the caches: its lookups go to memory.
 CACHED_TABLE_BYTES = 64 << 20
@@ -68,145 +75,239 @@ class PdbSearch(NamedTuple):
     path: np.ndarray      # int8[MAX_DEPTH] the moves to a goal found
     fsm: np.ndarray       # int32[S * 4] pruning automaton, read if ``use_fsm``
     use_fsm: bool
+    g0: int               # the depth of the node the contour starts at (a split search's root; 0: the start)
+    last: int             # the move that made it (-1: none)
+    q0: int               # its automaton state
 
 
 @inline_kernel
-def _start_values(pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_cell, reflected, values):
+def _start_values(pos, H, reflected, values):
     """Each group's value for the board (``reflected``: of its mirror image) into
-    ``values[:n_groups]``; their sum."""
+    ``values[:n_groups]``; their sum (once a search or root: ``H`` is read by field)."""
     total = np.int64(0)
-    for g in range(n_groups):
-        v = np.int64(tables[g][group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)])
+    for g in range(H.n_groups):
+        if H.zero_aware:
+            r = group_index(pos, g, pos[0], H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, reflected,
+                            H.za_records, H.za_first, H.za_orders, H.za_binom)
+        else:
+            r = group_rank(pos, g, H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, reflected)
+        v = np.int64(H.tables[g][r])
         values[g] = v
         total += v
     return total
 
 
 @inline_kernel
-def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
-    """One depth-first contour below the root, as :func:`solver.idastar.contour`, in the form
-    :func:`solver.deepening.deepening` takes; ``ctx`` is a :class:`PdbSearch`."""
-    tiles = ctx.tiles
-    pos = ctx.pos
-    goal_pos = ctx.goal_pos
-    lists = ctx.lists
-    n_groups = ctx.H.n_groups
-    tile_group = ctx.H.tile_group
-    group_tiles = ctx.H.group_tiles
-    group_k = ctx.H.group_k
-    reflect = ctx.H.reflect
-    refl_tile = ctx.H.refl_tile
-    refl_cell = ctx.H.refl_cell
-    addr = ctx.addr
-    early_mirrors = ctx.early_mirrors
-    vals = ctx.vals
-    rvals = ctx.rvals
-    sums = ctx.sums
-    rsums = ctx.rsums
-    ranks = ctx.ranks
-    rranks = ctx.rranks
-    st_pos = ctx.st_pos
-    st_q = ctx.st_q
-    path = ctx.path
-    fsm = ctx.fsm
-    use_fsm = ctx.use_fsm
-    next_bound = np.int64(NO_BOUND)
-    d = 0
-    b = pos[0]
-    q = 0
-    p = list_start(b, -1)
-    plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
-                  ranks, 0)
-    if early_mirrors:
-        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
-                      rranks, 0, True)
+def _plan_zero_aware(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks,
+                     at, reflected, records, first, fact, binom):
+    """:func:`solver.idastar.plan_children` for zero-aware tables: each child's index
+    (:func:`solver.zeroaware.group_index`) with its blank on the moved tile's cell, in two
+    passes: the children's keys, their sets' records prefetched, then the indices, their
+    entries prefetched (the misses of each pass overlap)."""
+    rec = data_address(records)
+    k = 0
     while True:
-        code = lists[p]
-        if code == LIST_END:  # all children tried: back up
-            if d == 0:
-                break
-            d -= 1
-            p = st_pos[d]
-            pb = np.int64(blank_of(lists[p - np.uint64(1)]))
-            slide(tiles, pos, b, pb)
-            b = pb
-            q = st_q[d]
-            continue
-        at = d * RANKS_STRIDE + np.int64(p % np.uint64(LIST_STRIDE))
-        p += np.uint64(1)
-        nq = q
-        if use_fsm:
-            nq = np.int64(fsm[q * 4 + move_of(code)])
-            if nq < 0:
-                continue  # completes a forbidden move string: not generated
-        if generated >= check_at:
-            hit = limit_hit(generated, limits, deadline)
-            if hit != RUNNING:
-                return hit, generated, expanded, next_bound, 0, check_at
-            check_at = next_check(generated, limits)
-        generated += 1
-        # unsigned indices below: numba adds no negative-index wraparound to their reads
-        du = np.uint64(d)
+        code = lists[p + np.uint64(k)]
+        if code == LIST_END:
+            break
         tgt = np.int64(target_of(code))
-        t = np.uint64(tiles[np.uint64(tgt)])
-        slide(tiles, pos, b, tgt)
-        g = tile_group[t]
-        h = sums[du]
-        v = np.int64(0)
+        t = np.uint64(tiles[np.uint64(tgt)])  # unsigned indices: no wraparound code
+        g = tile_group[np.uint64(refl_tile[t])] if reflected else tile_group[t]
         if g >= 0:
-            v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
-            h += v - vals[du, np.uint64(g)]
-        hc = h
-        f = d + 1 + hc
-        g2, w, rh = -1, np.int64(0), np.int64(0)
-        if reflect and (f <= bound or f < next_bound):
-            g2 = tile_group[np.uint64(refl_tile[t])]
-            rh = rsums[du]
-            if g2 >= 0:
-                r = rranks[np.uint64(at)] if early_mirrors else group_rank(pos, g2, group_tiles, group_k, refl_tile,
-                                                                           refl_cell, True)
-                w = byte_at(addr[np.uint64(g2)], r)
-                rh += w - rvals[du, np.uint64(g2)]
-            if rh > hc:
-                hc = rh
-                f = d + 1 + hc
-        if f > bound:
-            if f < next_bound:
-                next_bound = f
-            slide(tiles, pos, tgt, b)
-            continue
-        for k in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
-            vals[du + np.uint64(1), np.uint64(k)] = vals[du, np.uint64(k)]
-        sums[du + np.uint64(1)] = h
+            pos[t] = b  # the child's placement of the moved tile
+            key = group_key(pos, g, tgt, group_tiles, group_k, refl_tile, refl_cell, reflected, first, binom)
+            pos[t] = tgt
+            ranks[np.uint64(at + k)] = key
+            prefetch(rec, (key >> KEY_RECORD) * 8)
+        k += 1
+    for c in range(k):
+        t = np.uint64(tiles[np.uint64(target_of(lists[p + np.uint64(c)]))])
+        g = tile_group[np.uint64(refl_tile[t])] if reflected else tile_group[t]
         if g >= 0:
-            vals[du + np.uint64(1), np.uint64(g)] = v
-        if reflect:
-            for k in range(n_groups):
-                rvals[du + np.uint64(1), np.uint64(k)] = rvals[du, np.uint64(k)]
-            rsums[du + np.uint64(1)] = rh
-            if g2 >= 0:
-                rvals[du + np.uint64(1), np.uint64(g2)] = w
-        st_pos[du] = p
-        st_q[du] = q
-        if hc == 0 and is_goal(tiles, goal_pos):
-            write_path(path, lists, st_pos, d + 1)
-            return SOLVED, generated, expanded, next_bound, d + 1, check_at
-        if d + 1 >= MAX_DEPTH:
-            return TOO_DEEP, generated, expanded, next_bound, 0, check_at
-        expanded += 1
-        d += 1
-        b = tgt
-        q = nq
-        p = list_start(tgt, move_of(code))
-        plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
-                      ranks, d * RANKS_STRIDE)
+            r = key_index(ranks[np.uint64(at + c)], records, fact[g])
+            ranks[np.uint64(at + c)] = r
+            prefetch(addr[np.uint64(g)], r)
+
+
+@inline_kernel
+def _plan_placements(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, at,
+                     reflected, records, first, fact, binom):
+    """:func:`solver.idastar.plan_children`, taking (and ignoring) what the zero-aware
+    plan reads besides."""
+    plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, at,
+                  reflected)
+
+
+@inline_kernel
+def _placement_rank(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, records, first, fact,
+                    binom):
+    """:func:`solver.hstate.group_rank`, taking (and ignoring) what
+    :func:`solver.zeroaware.group_index` reads besides."""
+    return group_rank(pos, g, group_tiles, group_k, refl_tile, refl_cell, reflected)
+
+
+@inline_kernel
+def _zero_aware_arrays(H):
+    """What the zero-aware lookups read besides the placement's arrays."""
+    return H.za_records, H.za_first, H.za_orders, H.za_binom
+
+
+@inline_kernel
+def _no_arrays(H):
+    """Scalars in their place, for the plain tables (nothing to count references of)."""
+    return 0, 0, 0, 0
+
+
+def pdb_contour(zero_aware: bool):
+    """The contour kernel for tables of one kind: placement-indexed, or zero-aware.
+
+    The kind's lookups are picked here, before numba compiles anything, so the plain
+    tables' kernel holds no trace of the zero-aware ones (no flag tested per node, no
+    extra arrays live across the loop): a flag read at run time made it 2.5-5x slower.
+    """
+    plan = _plan_zero_aware if zero_aware else _plan_placements
+    mirror_index = group_index if zero_aware else _placement_rank
+    extra_arrays = _zero_aware_arrays if zero_aware else _no_arrays
+
+    @inline_kernel
+    def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
+        """One depth-first contour below the node at depth ``ctx.g0``, as
+        :func:`solver.idastar.contour`, in the form :func:`solver.deepening.deepening`
+        takes; ``ctx`` is a :class:`PdbSearch` (:func:`pdb_start`, or :func:`pdb_root` for a
+        split search's root)."""
+        tiles = ctx.tiles
+        pos = ctx.pos
+        goal_pos = ctx.goal_pos
+        lists = ctx.lists
+        n_groups = ctx.H.n_groups
+        tile_group = ctx.H.tile_group
+        group_tiles = ctx.H.group_tiles
+        group_k = ctx.H.group_k
+        reflect = ctx.H.reflect
+        refl_tile = ctx.H.refl_tile
+        refl_cell = ctx.H.refl_cell
+        addr = ctx.addr
+        early_mirrors = ctx.early_mirrors
+        vals = ctx.vals
+        rvals = ctx.rvals
+        sums = ctx.sums
+        rsums = ctx.rsums
+        ranks = ctx.ranks
+        rranks = ctx.rranks
+        st_pos = ctx.st_pos
+        st_q = ctx.st_q
+        path = ctx.path
+        fsm = ctx.fsm
+        use_fsm = ctx.use_fsm
+        g0 = ctx.g0
+        za_records, za_first, za_orders, za_binom = extra_arrays(ctx.H)
+        next_bound = np.int64(NO_BOUND)
+        d = 0
+        b = pos[0]
+        q = ctx.q0
+        p = list_start(b, ctx.last)
+        plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, 0, False,
+             za_records, za_first, za_orders, za_binom)
         if early_mirrors:
-            plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell,
-                          rranks, d * RANKS_STRIDE, True)
-    return RUNNING, generated, expanded, next_bound, 0, check_at
+            plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, rranks, 0,
+                 True, za_records, za_first, za_orders, za_binom)
+        while True:
+            code = lists[p]
+            if code == LIST_END:  # all children tried: back up
+                if d == 0:
+                    break
+                d -= 1
+                p = st_pos[d]
+                pb = np.int64(blank_of(lists[p - np.uint64(1)]))
+                slide(tiles, pos, b, pb)
+                b = pb
+                q = st_q[d]
+                continue
+            at = d * RANKS_STRIDE + np.int64(p % np.uint64(LIST_STRIDE))
+            p += np.uint64(1)
+            # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
+            nq = q
+            if use_fsm:
+                nq = np.int64(fsm[q * 4 + move_of(code)])
+                if nq < 0:
+                    continue  # completes a forbidden move string: not generated
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    return hit, generated, expanded, next_bound, 0, check_at
+                check_at = next_check(generated, limits)
+            generated += 1
+            # unsigned indices below: numba adds no negative-index wraparound to their reads
+            du = np.uint64(d)
+            tgt = np.int64(target_of(code))
+            t = np.uint64(tiles[np.uint64(tgt)])
+            slide(tiles, pos, b, tgt)
+            g = tile_group[t]
+            h = sums[du]
+            v = np.int64(0)
+            if g >= 0:
+                v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
+                h += v - vals[du, np.uint64(g)]
+            hc = h
+            f = g0 + d + 1 + hc
+            g2, w, rh = -1, np.int64(0), np.int64(0)
+            if reflect and (f <= bound or f < next_bound):
+                g2 = tile_group[np.uint64(refl_tile[t])]
+                rh = rsums[du]
+                if g2 >= 0:
+                    if early_mirrors:
+                        r = rranks[np.uint64(at)]
+                    else:  # the child's blank is on tgt
+                        r = mirror_index(pos, g2, tgt, group_tiles, group_k, refl_tile, refl_cell, True, za_records,
+                                         za_first, za_orders, za_binom)
+                    w = byte_at(addr[np.uint64(g2)], r)
+                    rh += w - rvals[du, np.uint64(g2)]
+                if rh > hc:
+                    hc = rh
+                    f = g0 + d + 1 + hc
+            if f > bound:
+                if f < next_bound:
+                    next_bound = f
+                slide(tiles, pos, tgt, b)
+                continue
+            for k in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
+                vals[du + np.uint64(1), np.uint64(k)] = vals[du, np.uint64(k)]
+            sums[du + np.uint64(1)] = h
+            if g >= 0:
+                vals[du + np.uint64(1), np.uint64(g)] = v
+            if reflect:
+                for k in range(n_groups):
+                    rvals[du + np.uint64(1), np.uint64(k)] = rvals[du, np.uint64(k)]
+                rsums[du + np.uint64(1)] = rh
+                if g2 >= 0:
+                    rvals[du + np.uint64(1), np.uint64(g2)] = w
+            st_pos[du] = p
+            st_q[du] = q
+            if hc == 0 and is_goal(tiles, goal_pos):
+                write_path(path, lists, st_pos, d + 1)
+                return SOLVED, generated, expanded, next_bound, d + 1, check_at
+            if g0 + d + 1 >= MAX_DEPTH:
+                return TOO_DEEP, generated, expanded, next_bound, 0, check_at
+            expanded += 1
+            d += 1
+            b = tgt
+            q = nq
+            p = list_start(tgt, move_of(code))
+            plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks,
+                 d * RANKS_STRIDE, False, za_records, za_first, za_orders, za_binom)
+            if early_mirrors:
+                plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, rranks,
+                     d * RANKS_STRIDE, True, za_records, za_first, za_orders, za_binom)
+        return RUNNING, generated, expanded, next_bound, 0, check_at
 
 
+    return contour
+
+
+_contour = pdb_contour(False)
+_contour_zero_aware = pdb_contour(True)
 _deepen = deepening(_contour)
+_deepen_zero_aware = deepening(_contour_zero_aware)
 
 
 @kernel
@@ -219,32 +320,56 @@ def _idastar_pdb(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
     return _deepen(ctx, h0, limits, ctx.path, bounds, iter_nodes)
 
 
+@kernel
+def _idastar_pdb_zero_aware(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors):
+    """:func:`_idastar_pdb` for zero-aware tables (``H.zero_aware``)."""
+    ctx, h0, bounds, iter_nodes = pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors)
+    return _deepen_zero_aware(ctx, h0, limits, ctx.path, bounds, iter_nodes)
+
+
 @inline_kernel
 def pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors):
     """What a PDB search starts from: its :class:`PdbSearch`, h of the start (the larger of
     the sum and, with ``+reflect``, the mirror's sum) and the bounds and iteration arrays;
     arguments as :func:`_idastar_pdb`."""
-    n = tiles8.shape[0]
-    tiles = tiles8.astype(np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        pos[tiles[c]] = c
+    path, bounds, iter_nodes = outputs()
+    ctx, h0 = pdb_root(pdb_context(tiles8.shape[0], goal_pos, nbr, H, fsm, use_fsm, early_mirrors, path), tiles8,
+                       0, -1, 0)
+    return ctx, h0, bounds, iter_nodes
+
+
+@inline_kernel
+def pdb_context(n, goal_pos, nbr, H, fsm, use_fsm, early_mirrors, path):
+    """A :class:`PdbSearch` for boards of ``n`` cells, on no board yet (:func:`pdb_root`
+    puts it on one); ``path`` receives the moves to a goal."""
     vals = np.zeros((MAX_DEPTH + 1, max(H.n_groups, 1)), dtype=np.int64)
     rvals = np.zeros((MAX_DEPTH + 1, max(H.n_groups, 1)), dtype=np.int64)
-    sums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    rsums = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    path, bounds, iter_nodes = outputs()
-    sums[0] = _start_values(pos, H.n_groups, H.group_tiles, H.group_k, H.tables, H.refl_tile, H.refl_cell, False,
-                            vals[0])
-    h0 = sums[0]
-    if H.reflect:
-        rsums[0] = _start_values(pos, H.n_groups, H.group_tiles, H.group_k, H.tables, H.refl_tile, H.refl_cell, True,
-                                 rvals[0])
-        h0 = max(h0, rsums[0])
     early = early_mirrors and H.reflect  # out of the call: numba takes no control flow among keywords
-    ctx = PdbSearch(tiles=tiles, pos=pos, goal_pos=goal_pos, lists=successor_lists(nbr), H=H,
-                    addr=table_addresses(H.tables), early_mirrors=early, vals=vals,
-                    rvals=rvals, sums=sums, rsums=rsums, ranks=np.zeros(RANKS_LEN, dtype=np.int64),
-                    rranks=np.zeros(RANKS_LEN, dtype=np.int64), st_pos=np.zeros(MAX_DEPTH + 1, dtype=np.uint64),
-                    st_q=np.zeros(MAX_DEPTH + 1, dtype=np.int64), path=path, fsm=fsm, use_fsm=use_fsm)
-    return ctx, h0, bounds, iter_nodes
+    return PdbSearch(tiles=np.zeros(n, dtype=np.int64), pos=np.zeros(n, dtype=np.int64), goal_pos=goal_pos,
+                     lists=successor_lists(nbr), H=H, addr=table_addresses(H.tables), early_mirrors=early, vals=vals,
+                     rvals=rvals, sums=np.zeros(MAX_DEPTH + 1, dtype=np.int64),
+                     rsums=np.zeros(MAX_DEPTH + 1, dtype=np.int64), ranks=np.zeros(RANKS_LEN, dtype=np.int64),
+                     rranks=np.zeros(RANKS_LEN, dtype=np.int64), st_pos=np.zeros(MAX_DEPTH + 1, dtype=np.uint64),
+                     st_q=np.zeros(MAX_DEPTH + 1, dtype=np.int64), path=path, fsm=fsm, use_fsm=use_fsm, g0=0,
+                     last=-1, q0=0)
+
+
+@inline_kernel
+def pdb_root(ctx, tiles8, g0, last, q0):
+    """``ctx`` put on the board ``tiles8`` (int8[N]), a node at depth ``g0`` made by move
+    ``last`` (-1: none) in automaton state ``q0``: the :class:`PdbSearch` that searches below
+    it (on ``ctx``'s arrays, rewritten) and its h (the larger of the sum and, with
+    ``+reflect``, the mirror's sum)."""
+    H = ctx.H
+    for c in range(tiles8.shape[0]):
+        ctx.tiles[c] = tiles8[c]
+        ctx.pos[tiles8[c]] = c
+    ctx.sums[0] = _start_values(ctx.pos, H, False, ctx.vals[0])
+    h = ctx.sums[0]
+    if H.reflect:
+        ctx.rsums[0] = _start_values(ctx.pos, H, True, ctx.rvals[0])
+        h = max(h, ctx.rsums[0])
+    return PdbSearch(tiles=ctx.tiles, pos=ctx.pos, goal_pos=ctx.goal_pos, lists=ctx.lists, H=H, addr=ctx.addr,
+                     early_mirrors=ctx.early_mirrors, vals=ctx.vals, rvals=ctx.rvals, sums=ctx.sums,
+                     rsums=ctx.rsums, ranks=ctx.ranks, rranks=ctx.rranks, st_pos=ctx.st_pos, st_q=ctx.st_q,
+                     path=ctx.path, fsm=ctx.fsm, use_fsm=ctx.use_fsm, g0=g0, last=last, q0=q0), h

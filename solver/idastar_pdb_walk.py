@@ -28,16 +28,7 @@ from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .memory import byte_at
 from .status import RUNNING, SOLVED, TOO_DEEP
-from .successors import (
-    LIST_END,
-    LIST_STRIDE,
-    blank_of,
-    is_goal,
-    list_start,
-    move_of,
-    target_of,
-    write_path,
-)
+from .successors import LIST_END, LIST_STRIDE, blank_of, is_goal, list_start, move_of, target_of, write_path
 from .walking import WD_BITS
 
 
@@ -111,6 +102,7 @@ def _contour(ctx, bound, generated, expanded, check_at, limits, deadline):
         at = d * RANKS_STRIDE + np.int64(p % np.uint64(LIST_STRIDE))
         p += np.uint64(1)
         m = move_of(code)
+        # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
         nq = q
         if use_fsm:
             nq = np.int64(fsm[q * 4 + m])

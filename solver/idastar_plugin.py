@@ -18,16 +18,7 @@ from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .status import BAD_HEURISTIC, RUNNING, SOLVED, TOO_DEEP
-from .successors import (
-    LIST_END,
-    blank_of,
-    is_goal,
-    list_start,
-    move_of,
-    successor_lists,
-    target_of,
-    write_path,
-)
+from .successors import LIST_END, blank_of, is_goal, list_start, move_of, successor_lists, target_of, write_path
 
 
 class PluginSearch(NamedTuple):
@@ -86,6 +77,7 @@ def contour_plugin(ctx, bound, generated, expanded, check_at, limits, deadline):
             q = st_q[d]
             continue
         p += np.uint64(1)
+        # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
         nq = q
         if use_fsm:
             nq = np.int64(fsm[q * 4 + move_of(code)])

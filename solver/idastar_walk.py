@@ -1,6 +1,6 @@
 """IDA* with walking distance alone (or ``walking-distance+id``): one link-table read per child.
 
-The same search as :func:`solver.idastar._idastar_tiles` (successor lists, the goal test
+The same search as :func:`solver.idastar_tiles._idastar_tiles` (successor lists, the goal test
 at generation within the bound, the root counted once), with h = WD_v + WD_h carried as
 the two axis patterns (:mod:`solver.walking`): a vertical move changes only the vertical
 pattern, a horizontal one only the horizontal, so a child's h is one read of the link
@@ -20,19 +20,8 @@ from .hstate import ID_BITS, inversion_step, inversions, walk_value, with_distan
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
 from .status import RUNNING, SOLVED, TOO_DEEP
-from .successors import (
-    LIST_END,
-    blank_of,
-    is_goal,
-    list_start,
-    move_of,
-    successor_lists,
-    target_of,
-    write_path,
-)
+from .successors import LIST_END, blank_of, is_goal, list_start, move_of, successor_lists, target_of, write_path
 from .walking import WD_BITS
-
-WD_MASK = (1 << WD_BITS) - 1
 
 
 class WalkSearch(NamedTuple):
@@ -109,6 +98,7 @@ def contour_walk(ctx, bound, generated, expanded, check_at, limits, deadline):
             continue
         p += np.uint64(1)
         m = move_of(code)
+        # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
         nq = q
         if use_fsm:
             nq = np.int64(fsm[q * 4 + m])

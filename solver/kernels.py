@@ -32,15 +32,17 @@ from .astar import ASTAR_KERNELS, HMODE_NAMES, astar_hmode, astar_tables
 from .batch_kernels import ASTAR_BOARDS, _idastar_tiles_boards
 from .conventions import COUNTS, DUPLICATES, KORF, TIES, Conventions
 from .convsearch import _convention_search
+from .errors import InvalidOptionError
 from .geometry import MOVES, neighbours, neighbours64
 from .graphsearch import ASTAR, BFS, DFS, _graph_search_pdb, graph_search_kernel
 from .heuristics import PluginHeuristic
 from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .htables import EUCLID_SCALE
-from .idastar import _idastar, _idastar_tiles
+from .idastar import _idastar
 from .idastar_lines import _idastar_lines
-from .idastar_pdb import _idastar_pdb, mirrors_early
+from .idastar_pdb import _idastar_pdb, _idastar_pdb_zero_aware, mirrors_early
 from .idastar_pdb_walk import _idastar_pdb_walk
+from .idastar_tiles import _idastar_tiles
 from .idastar_walk import _idastar_walk, walk_steps
 from .plugin_kernels import plugin_kernels
 from .walking import start_patterns
@@ -133,7 +135,7 @@ def serves_tiles_kernel(H) -> bool:
 
 
 def tiles_kernel_args(size, goal, H, limits, automaton=None) -> tuple:
-    """The arguments after the board of :func:`solver.idastar._idastar_tiles` (and of the
+    """The arguments after the board of :func:`solver.idastar_tiles._idastar_tiles` (and of the
     batch kernel over it) for a per-tile ``H``."""
     fsm, use_fsm = _fsm(KernelInputs("idastar", size, goal, H, limits, automaton))
     return goal_positions(goal), neighbours(size), H.tile_cost, H.scale, limits, fsm, use_fsm
@@ -220,7 +222,8 @@ def _serves_pdb(x: KernelInputs) -> bool:
 def _pdb_call(x: KernelInputs):
     H, (fsm, use_fsm) = x.H, _fsm(x)
     goal_pos, nbr, early = goal_positions(x.goal), neighbours64(x.size), mirrors_early(x.H)
-    return "", lambda tiles: _idastar_pdb(tiles, goal_pos, nbr, H, x.limits, fsm, use_fsm, early)
+    search = _idastar_pdb_zero_aware if H.zero_aware else _idastar_pdb  # each compiled for its tables' kind
+    return "", lambda tiles: search(tiles, goal_pos, nbr, H, x.limits, fsm, use_fsm, early)
 
 
 def serves_pdb_walk_kernel(H) -> bool:
@@ -324,7 +327,7 @@ KERNELS = (
     Kernel("idastar-tiles", IDASTAR, lambda x: serves_tiles_kernel(x.H), _tiles_call, _tiles_batch, split=True),
     Kernel("idastar-lines", IDASTAR, _built_in(_serves_lines), _lines_call),
     Kernel("idastar-walk", IDASTAR, _built_in(_serves_walk), _walk_call),
-    Kernel("idastar-pdb", IDASTAR, _built_in(_serves_pdb), _pdb_call),
+    Kernel("idastar-pdb", IDASTAR, _built_in(_serves_pdb), _pdb_call, split=True),
     Kernel("idastar-pdb-walk", IDASTAR, _built_in(lambda x: serves_pdb_walk_kernel(x.H)), _pdb_walk_call),
     Kernel("idastar", IDASTAR, _always, _general_call, split=True),
     Kernel("graph-conventions", GRAPH, _serves_conventions, _conventions_call),
@@ -336,7 +339,21 @@ KERNELS = (
 
 def kernel_for(inputs: KernelInputs) -> Kernel:
     """The row of :data:`KERNELS` that runs ``inputs``."""
-    return next(k for k in _ROWS_OF.get(inputs.algorithm, ()) if k.serves(inputs))
+    return _reads_its_tables(next(k for k in _ROWS_OF.get(inputs.algorithm, ()) if k.serves(inputs)), inputs)
+
+
+ZERO_AWARE_ROW = "idastar-pdb"
+
+
+def _reads_its_tables(row: Kernel, inputs: KernelInputs) -> Kernel:
+    """``row``, unless the heuristic's tables are zero-aware and the row's kernel reads
+    placement-indexed ones: only the PDB IDA* kernel reads an entry per blank region."""
+    H = inputs.H.base if inputs.plugin else inputs.H
+    if H.zero_aware and row.name != ZERO_AWARE_ROW:
+        raise InvalidOptionError(f"zero-aware pattern databases with algorithm {inputs.algorithm!r} and this "
+                                 f"heuristic (the {row.name!r} kernel): expected IDA* with a zero-aware "
+                                 "pattern database alone, pdb:P[+reflect]+zero-aware")
+    return row
 
 
 _ROWS_OF = {a: tuple(k for k in KERNELS if a in k.algorithms) for a in (*IDASTAR, *GRAPH)}  # KERNELS' order
@@ -347,7 +364,7 @@ def split_row(size: int, goal: tuple[int, ...], H, automaton=None) -> Kernel:
     the first IDA* row with one that serves the request (walking distance alone, served by
     ``idastar-walk`` in serial search, runs in the general kernel's)."""
     x = KernelInputs("idastar", size, tuple(goal), H, limits=None, automaton=automaton)  # serves() reads no limits
-    return next(k for k in _ROWS_OF["idastar"] if k.split and k.serves(x))
+    return _reads_its_tables(next(k for k in _ROWS_OF["idastar"] if k.split and k.serves(x)), x)
 
 
 def pick(inputs: KernelInputs) -> tuple[str, Callable]:

@@ -9,8 +9,8 @@ import numpy as np
 from .ebf import effective_branching_factor
 from .geometry import MOVES
 from .heuristics import PluginHeuristic
-from .hstate import HS_LEN, h_init, h_many
-from .kernels import GRAPH_KINDS, KernelInputs, pick, positions, warm
+from .hstate import h_many, zero_aware_h_many
+from .kernels import GRAPH_KINDS, KernelInputs, pick, warm
 from .limits import finished_late
 from .plugin_kernels import plugin_kernels
 from .plugins import board_error
@@ -19,12 +19,10 @@ from .status import SOLVED, outcome
 
 def heuristic_of(board, goal, H) -> int:
     """h of ``board``."""
-    tiles = board.array().astype(np.int64)
-    pos = positions(board.tiles)
+    h = int(_built_in_values(board.array()[None, :], board.size, H.base if isinstance(H, PluginHeuristic) else H)[0])
     if isinstance(H, PluginHeuristic):
-        return max(int(h_init(tiles, pos, board.size, H.base, np.zeros((1, HS_LEN), dtype=np.int64), 0)),
-                   int(H.plug(tiles, H.goal)))
-    return int(h_init(tiles, pos, board.size, H, np.zeros((1, HS_LEN), dtype=np.int64), 0))
+        return max(h, int(H.plug(board.array().astype(np.int64), H.goal)))
+    return h
 
 
 def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
@@ -32,8 +30,14 @@ def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
     a negative h on one of them is :class:`~.plugins.PluginError` naming it and the board,
     as a search refuses it (a negative value is never clamped to 0 here)."""
     if isinstance(H, PluginHeuristic):
-        return np.maximum(h_many(boards, size, H.base), _plugin_values(boards, H))
-    return h_many(boards, size, H)
+        return np.maximum(_built_in_values(boards, size, H.base), _plugin_values(boards, H))
+    return _built_in_values(boards, size, H)
+
+
+def _built_in_values(boards: np.ndarray, size: int, H) -> np.ndarray:
+    """h of each row of ``boards`` by the built-in parts ``H`` (zero-aware tables have a
+    kernel of their own: :func:`~.hstate.zero_aware_h_many`)."""
+    return zero_aware_h_many(boards, H) if H.zero_aware else h_many(boards, size, H)
 
 
 def _plugin_values(boards: np.ndarray, H: PluginHeuristic) -> np.ndarray:

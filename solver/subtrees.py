@@ -4,11 +4,12 @@ A split search (:mod:`solver.splitsearch`) cuts the tree of one IDA* iteration a
 frontier (:mod:`solver.frontier`) and searches the subtrees below its roots separately.
 The kernels here take a bound and a chunk of roots (each its board, depth g, the move that
 made it and its automaton state) and run, below each root in turn, the same depth-first
-contour as the serial kernels (:func:`solver.idastar.contour_tiles`,
-:func:`solver.idastar.contour`), so every root's subtree generates exactly the nodes the
-serial iteration generates there. They return the nodes generated (in all and below each
-root: the split search deals the next iteration's roots by these sizes), the least f above
-the bound, and the first root whose subtree holds a goal within the bound, with its path.
+contour as the serial kernels (:func:`solver.idastar_tiles.contour_tiles`,
+:func:`solver.idastar_pdb._contour`, :func:`solver.idastar.contour`), so every root's
+subtree generates exactly the nodes the serial iteration generates there. They return the
+nodes generated (in all and below each root: the split search deals the next iteration's
+roots by these sizes), the least f above the bound, and the first root whose subtree holds a
+goal within the bound, with its path.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ import numpy as np
 from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
 from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import RANKS_LEN, Node, Search, contour, contour_tiles, goal_board, no_plugin, tiles_next_bound
+from .idastar import RANKS_LEN, Node, Search, contour, goal_board, no_plugin
+from .idastar_pdb import (
+    _contour as pdb_contour,
+    _contour_zero_aware as pdb_contour_zero_aware,
+    mirrors_early,
+    pdb_context,
+    pdb_root,
+)
+from .idastar_tiles import contour_tiles, tiles_next_bound
 from .jit import inline_kernel, kernel
 from .kernels import NO_FSM, goal_positions, near_goal, split_row
 from .limits import deadline_of, make_limits, next_check
@@ -56,14 +65,14 @@ def root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path):
 @kernel
 def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bound, stop_at_goal, limits,
                     fsm, use_fsm):
-    """One iteration of :func:`solver.idastar._idastar_tiles` below each row of ``boards``.
+    """One iteration of :func:`solver.idastar_tiles._idastar_tiles` below each row of ``boards``.
 
     Parameters
     ----------
     boards : int8[R, N]     the roots' boards
     gs, lasts : int64[R]    each root's depth and the move that made it
     qs : int64[R]           each root's automaton state (read if ``use_fsm``)
-    goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm : as :func:`solver.idastar._idastar_tiles`
+    goal_pos, nbr8, tile_cost, scale, limits, fsm, use_fsm : as :func:`solver.idastar_tiles._idastar_tiles`
     bound : int64           the iteration's bound
     stop_at_goal : bool     stop at the first root whose subtree holds a goal (else search
                             every root, each to its first goal)
@@ -157,6 +166,55 @@ def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal
     return status, solved, path, cost, generated, expanded, next_bound, sizes
 
 
+def _pdb_chunk(contour):
+    """One iteration of :func:`solver.idastar_pdb._idastar_pdb`'s ``contour`` below each
+    row of ``boards``: from each root's board, depth, last move and automaton state.
+    Parameters and returns as :func:`_subtrees_tiles`; ``H``, ``early_mirrors`` as
+    ``_idastar_pdb``'s."""
+
+    @inline_kernel
+    def chunk(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm, early_mirrors):
+        n_roots, n = boards.shape
+        sizes = np.zeros(n_roots, dtype=np.int64)
+        path = np.zeros(MAX_DEPTH, dtype=np.int8)
+        scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+        start = pdb_context(n, goal_pos, nbr, H, fsm, use_fsm, early_mirrors, scratch)
+        generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
+        for r in range(n_roots):
+            ctx, _ = pdb_root(start, boards[r], gs[r], lasts[r], qs[r])
+            before = generated
+            st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at,
+                                                                   limits, deadline)
+            sizes[r] = generated - before
+            next_bound = min(next_bound, nb)
+            status, solved, cost, stop = root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path)
+            if stop:
+                break
+        return status, solved, path, cost, generated, expanded, next_bound, sizes
+
+    return chunk
+
+
+_pdb_subtrees = _pdb_chunk(pdb_contour)
+_pdb_subtrees_zero_aware = _pdb_chunk(pdb_contour_zero_aware)
+
+
+@kernel
+def _subtrees_pdb(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
+                  early_mirrors):
+    """:func:`_pdb_chunk` with placement-indexed tables."""
+    return _pdb_subtrees(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
+                         early_mirrors)
+
+
+@kernel
+def _subtrees_pdb_zero_aware(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
+                             early_mirrors):
+    """:func:`_pdb_chunk` with zero-aware tables."""
+    return _pdb_subtrees_zero_aware(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm,
+                                    use_fsm, early_mirrors)
+
+
 class Chunk(NamedTuple):
     """Subtree roots one task searches: their frontier indices and what the kernels take."""
 
@@ -183,16 +241,25 @@ class ChunkResult(NamedTuple):
 
 def subtrees_call(size: int, goal: tuple[int, ...], H, automaton=None):
     """``search(chunk, bound, stop_at_goal, limits) -> ChunkResult`` with the kernel the
-    kernel table picks for ``H`` (:func:`~.kernels.split_row`: the per-tile one, else the
-    general one)."""
+    kernel table picks for ``H`` (:func:`~.kernels.split_row`: the per-tile one, the pattern
+    database one, else the general one)."""
     goal_pos = goal_positions(goal)
     fsm = NO_FSM if automaton is None else automaton.full
-    if split_row(size, goal, H, automaton).name == "idastar-tiles":
+    row = split_row(size, goal, H, automaton).name
+    if row == "idastar-tiles":
         nbr8 = neighbours(size)
 
         def kernel_call(chunk, bound, stop, limits):
             return _subtrees_tiles(chunk.boards, chunk.g, chunk.last, chunk.q, goal_pos, nbr8, H.tile_cost,
                                    H.scale, bound, stop, limits, fsm, automaton is not None)
+    elif row == "idastar-pdb":
+        nbr, early = neighbours64(size), mirrors_early(H)
+
+        subtrees = _subtrees_pdb_zero_aware if H.zero_aware else _subtrees_pdb
+
+        def kernel_call(chunk, bound, stop, limits):
+            return subtrees(chunk.boards, chunk.g, chunk.last, chunk.q, goal_pos, nbr, H, bound, stop, limits,
+                                 fsm, automaton is not None, early)
     else:
         nbr = neighbours64(size)
 

@@ -36,7 +36,8 @@ def types_of(spec: HeuristicSpec, size: int) -> tuple[HeuristicSpec, tuple[np.nd
     if not spec.is_pdb:
         return spec, ()
     groups = tuple(group[:1] for group in spec.groups)
-    tables = tuple(np.zeros(expected_table_size(size, g), dtype=np.uint8) for g in groups)
+    tables = tuple(np.zeros(expected_table_size(size, g, kind), dtype=np.uint8)
+                   for g, (_, kind) in zip(groups, spec.tables))
     return replace(spec, groups=groups, reflect=False), tables
 
 

@@ -113,6 +113,22 @@ def pytest_terminal_summary(terminalreporter):
                                     f"run {time.time() - _SESSION_START:.1f} s")
 
 
+DASK_LOG_TAIL = 20_000  # characters of each Dask process's stderr a failed test shows
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that started Dask processes (``make_cluster``, ``tests/test_cluster_finish.py``)
+    shows the end of what each wrote on stderr: why a scheduler refused a task, or died."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or "make_cluster" not in getattr(item, "fixturenames", ()):
+        return
+    tmp = getattr(item, "funcargs", {}).get("tmp_path")
+    for log in sorted(Path(tmp).glob("dask-*.stderr")) if tmp is not None else ():
+        report.sections.append((f"stderr of {log.name}", log.read_text(errors="replace")[-DASK_LOG_TAIL:]))
+
+
 def read_korf100() -> dict[int, tuple[int, ...]]:
     """Korf's instances by id (1..100), tiles row-major with 0 for the blank."""
     return {number: board.tiles for number, board in published_figures(KORF100).items()}

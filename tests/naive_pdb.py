@@ -1,8 +1,9 @@
 """Deliberately naive references for the pattern-database tests (plain Python).
 
-* :func:`naive_pdb` runs a 0-1 breadth-first search over full abstract states
+* :func:`naive_states` runs a 0-1 breadth-first search over full abstract states
   (cell of each pattern tile, cell of the blank), moving the blank one cell at a time:
-  a step onto a pattern tile moves that tile (cost 1), any other step costs 0.
+  a step onto a pattern tile moves that tile (cost 1), any other step costs 0;
+  :func:`naive_pdb` takes the least over the blank's cells.
 * :func:`naive_ignoring_pdb` runs a plain breadth-first search over placements alone:
   a pattern tile steps onto any adjacent cell no other pattern tile holds (cost 1),
   the blank ignored (the blank-ignoring kind of table).
@@ -41,6 +42,15 @@ def naive_rank(cells, n_cells: int) -> int:
 
 def naive_pdb(size: int, goal, group) -> dict[tuple[int, ...], int]:
     """Map each reachable placement (cells of ``group``'s tiles) to its PDB value."""
+    best: dict[tuple[int, ...], int] = {}
+    for (cells, _blank), d in naive_states(size, goal, group).items():
+        best[cells] = min(d, best.get(cells, d))
+    return best
+
+
+def naive_states(size: int, goal, group) -> dict[tuple[tuple[int, ...], int], int]:
+    """Map each reachable abstract state (cells of ``group``'s tiles, cell of the blank) to
+    its distance from the goal's: what a zero-aware table holds for it."""
     start = (tuple(goal.index(t) for t in group), goal.index(0))
     dist = {start: 0}
     queue = deque([start])
@@ -59,10 +69,7 @@ def naive_pdb(size: int, goal, group) -> dict[tuple[int, ...], int]:
             if nxt not in dist or dist[nxt] > d + cost:
                 dist[nxt] = d + cost
                 queue.appendleft(nxt) if cost == 0 else queue.append(nxt)
-    best: dict[tuple[int, ...], int] = {}
-    for (cells, _blank), d in dist.items():
-        best[cells] = min(d, best.get(cells, d))
-    return best
+    return dist
 
 
 def naive_table(size: int, goal, group) -> np.ndarray:

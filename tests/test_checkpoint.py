@@ -153,3 +153,33 @@ def test_listed_records_read_whole(tmp_path, korf100):
     _, path = _recorded(tmp_path, korf100)
     (found,) = list_checkpoints(tmp_path)
     assert found.state.status == 0 and found == read_checkpoint(path)
+
+
+def test_status_watch_follows_a_checkpointed_solve_until_it_finishes(tmp_path, korf100):
+    """``status --watch`` on a ``solve --checkpoint`` folder refreshes while its solve is
+    recorded running, and ends once the record says it finished."""
+    import subprocess
+    import sys
+    import time
+
+    from tilesweep.jobs.checkpoints import checkpoint_path, write_checkpoint
+    from tilesweep.solver.checkpoint import state_from_dict
+
+    board, folder = Board(korf100[12], 4), tmp_path / "run"
+    saved = []
+
+    def checkpoints(identity, n_nodes):
+        return None, lambda s: saved.append((identity, json.loads(json.dumps(s.to_dict())), n_nodes))
+    solve(board, "blank-first", split=local_runner(6, 2, checkpoints=checkpoints))
+    identity, middle, n_nodes = next(item for item in saved if item[1]["status"] == -1 and item[1]["done"])
+    path = checkpoint_path(folder, identity)
+    path.parent.mkdir(parents=True)
+    write_checkpoint(path, identity, {}, state_from_dict(middle, n_nodes))
+    watch = subprocess.Popen([sys.executable, "-m", "tilesweep", "status", str(folder), "--watch"],
+                             stdout=subprocess.PIPE, text=True)
+    time.sleep(5)
+    assert watch.poll() is None  # a running solve: still refreshing
+    write_checkpoint(path, identity, {}, state_from_dict(saved[-1][1], n_nodes))  # the solve finished
+    out, _ = watch.communicate(timeout=30)
+    assert watch.returncode == 0
+    assert out.count("subtree chunks of this iteration done") >= 2 and "solved after" in out.splitlines()[-1]

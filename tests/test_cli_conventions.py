@@ -88,7 +88,7 @@ def test_flags_are_shown_without_a_value():
             if isinstance(param, typer.core.TyperOption) and param.is_flag:
                 flags += 1
                 row = next(line for line in help_text.splitlines() if line.lstrip("│ ").startswith(param.opts[0]))
-                after_names = [w for w in row.split() if w not in (*param.opts, "│")]
+                after_names = [w for w in row.split() if w not in (*param.opts, *param.secondary_opts, "│")]
                 assert after_names[0] == param.help.split()[0], row  # no value between names and help
     assert flags >= 10  # --json, --trace, --wide, --deep, --version, ...
 

@@ -35,24 +35,27 @@ KORF = read_instance_file(str(KORF100), 4)
 
 
 class Cluster:
-    """A scheduler and workers, each its own process; stopped by :meth:`close`."""
+    """A scheduler and workers, each its own process; stopped by :meth:`close`. What each
+    writes on stderr is kept in ``tmp`` (``dask-*.stderr``): a failed test shows it
+    (``tests/conftest.py``)."""
 
     def __init__(self, tmp: Path, env: dict, port: int = 0):
         self.tmp, self.env, self.workers = tmp, env, []
         self.file = tmp / f"scheduler-{time.monotonic_ns()}.json"
-        self.scheduler = self.start([*DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                     "--no-dashboard", "--scheduler-file", str(self.file)])
+        self.scheduler = self.start("scheduler", [*DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                                  "--no-dashboard", "--scheduler-file", str(self.file)])
         wait_for(lambda: self.file.exists() and json.loads(self.file.read_text() or "{}").get("address"),
                  what="the scheduler address")
         self.address = json.loads(self.file.read_text())["address"]
 
-    def start(self, args):
-        return subprocess.Popen(args, cwd=self.tmp, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def start(self, kind: str, args):
+        with open(self.tmp / f"dask-{time.monotonic_ns()}-{kind}.stderr", "wb") as log:
+            return subprocess.Popen(args, cwd=self.tmp, env=self.env, stdout=subprocess.DEVNULL, stderr=log)
 
     def add_workers(self, n: int, *extra: str):
         for _ in range(n):
-            self.workers.append(self.start([*DASK, "worker", self.address, "--nthreads", "1", "--no-dashboard",
-                                            *extra]))
+            self.workers.append(self.start("worker", [*DASK, "worker", self.address, "--nthreads", "1",
+                                                      "--no-dashboard", *extra]))
         with Client(self.address, timeout="30s") as client:
             client.wait_for_workers(n, timeout=90)
             return set(client.scheduler_info()["workers"])

@@ -6,7 +6,9 @@
   client reconnects, finds no worker, says so and exits 1 with the resume command (it
   used to wait for ever, silently); the resume gives the uninterrupted rows;
 * a worker of another tilesweep version joining mid-sweep stops the sweep with one line
-  naming it and both versions, and the resume command.
+  naming it and both versions, and the resume command;
+* ``--wait-for-workers 2`` with one worker: no task before the second joins, and exit 1 with
+  the resume command after ``--worker-wait`` if it never does.
 """
 
 import os
@@ -22,6 +24,7 @@ import tilesweep
 from polling import wait_for
 from program import CLI
 from test_cluster_finish import DASK, ROOT, SLOW_SWEEP, make_cluster, rows, sweep  # noqa: F401 - make_cluster is a fixture
+from tilesweep.jobs.results import load_results
 
 pytestmark = pytest.mark.cluster
 
@@ -73,6 +76,27 @@ def test_no_worker_at_the_start(make_cluster, tmp_path):  # noqa: F811
     assert sorted(rows(tmp_path / "alone")["instance"]) == list(range(12))
 
 
+def test_wait_for_workers_holds_the_tasks_until_they_joined(make_cluster, tmp_path):  # noqa: F811
+    cluster = make_cluster()
+    cluster.add_workers(1)
+    done = sweep(*SLOW_SWEEP, "--scheduler", cluster.address, "--out", tmp_path, "--name", "two",
+                 "--wait-for-workers", 2, "--worker-wait", 2)
+    assert done.returncode == 1, done.stderr
+    error, resume = ending(done.stderr)
+    assert error == (f"error: 1 of 2 Dask workers joined the scheduler {cluster.address} in 2 s (--wait-for-workers "
+                     f"2, --worker-wait): 0 of 12 chunks are saved in {tmp_path / 'two'}; resume with:")
+    assert "--wait-for-workers 2" in resume
+    client = start_sweep(cluster.address, tmp_path, "two", "--wait-for-workers", 2)
+    wait_for(lambda: (tmp_path / "two" / "client.json").exists(), what="the sweep's client")
+    with pytest.raises(subprocess.TimeoutExpired):  # one worker: nothing runs
+        client.wait(timeout=5)
+    assert parts(tmp_path, "two") == 0
+    cluster.add_workers(1)
+    _, err = client.communicate(timeout=300)
+    assert client.returncode == 0, err
+    assert load_results(tmp_path / "two")["worker"].nunique() == 2
+
+
 def test_scheduler_restarted_while_its_workers_die(make_cluster, tmp_path):  # noqa: F811
     port = free_port()
     first = make_cluster(port=port)
@@ -108,8 +132,8 @@ def test_a_late_worker_of_another_version_stops_the_sweep(make_cluster, tmp_path
     good_process = cluster.workers[0]
     os.kill(good_process.pid, signal.SIGSTOP)  # the sweep goes on only if the late worker takes tasks
     try:
-        cluster.workers.append(cluster.start([*DASK, "worker", cluster.address, "--nthreads", "1", "--no-dashboard",
-                                              "--no-nanny", "--preload", str(preload)]))
+        cluster.workers.append(cluster.start("worker", [*DASK, "worker", cluster.address, "--nthreads", "1",
+                                                        "--no-dashboard", "--no-nanny", "--preload", str(preload)]))
         _, err = client.communicate(timeout=300)
     finally:
         os.kill(good_process.pid, signal.SIGCONT)

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from browser import require_tex
 from sweeps_local import report_sweep
 from tilesweep.cli import app
+from tilesweep.jobs.predict import compare_sweep
 from tilesweep.jobs.report import plots
 from tilesweep.jobs.report.data import load
 from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
@@ -31,18 +32,26 @@ from tilesweep.jobs.report.plotted import (
 )
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.report.tables import configuration_table
+from tilesweep.jobs.results import load_results
+from tilesweep.jobs.verify import read_spec
+from tilesweep.pdb_store import open_store
 
 RUNNER = CliRunner()
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("coverage-nodes_generated", "coverage-seconds", "scatter-nodes_generated-idastar_pdb_4-4",
          "scatter-seconds-astar_linear-conflict", "ratio-nodes_generated-idastar_pdb_4-4",
-         "ratio-seconds-astar_linear-conflict", "ratio-ecdf-astar_pdb_4-4", "by-length", "ebf")
+         "ratio-seconds-astar_linear-conflict", "ratio-ecdf-astar_pdb_4-4", "by-length", "ebf",
+         "predicted-vs-measured-idastar_manhattan", "predicted-vs-measured-idastar_pdb_4-4")
 
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
+    """The report sweep, its store (its PDB, the 8-puzzle's exact distributions) the one the
+    figures' predictions read."""
     out = tmp_path_factory.mktemp("sweeps")
-    return report_sweep(out)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TILESWEEP_STORE", str(out / "store"))
+        yield report_sweep(out)
 
 
 @pytest.fixture(scope="module")
@@ -182,6 +191,41 @@ def test_series_stay_apart_in_greyscale(built, files, tmp_path):
         grey = np.asarray(image.convert("L"), float)
     # the curves and markers leave many distinct grey levels (not one uniform tone)
     assert len(np.unique(grey)) > 50 and grey.min() < 80
+
+
+def test_predicted_vs_measured_draws_jobs_predicts_comparison(swept, built):
+    """One point per completed IDA* iteration and method, at (measured, predicted) as
+    ``tilesweep predict``'s comparison computes them, each method's sum ratio in the legend,
+    log-log with the diagonal."""
+    expected = compare_sweep(read_spec(swept), load_results(swept), open_store(swept.parent / "store"))
+    assert [c.heuristic for c in expected] == ["manhattan", "linear-conflict", "pdb:4-4"]
+    for found in expected:
+        assert len(found.iterations) > 20 and found.agreements  # a real comparison: many completed iterations
+        fig = built[f"predicted-vs-measured-idastar {found.heuristic}"]
+        ax = fig.axes[0]
+        assert ax.get_xscale() == ax.get_yscale() == "log"
+        diagonal = ax.lines[0]
+        assert list(diagonal.get_xdata()) == list(diagonal.get_ydata())
+        points = [c.get_offsets() for c in ax.collections]
+        assert len(points) == len(found.agreements)
+        for a, xy in zip(found.agreements, points):
+            np.testing.assert_allclose(np.asarray(xy), found.iterations[["measured", a.method]].to_numpy(float))
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert labels[0] == "predicted = measured"
+        assert labels[1:] == [f"{name} (sum ratio {a.aggregate:.3g})"
+                              for name, a in zip(("KRE", "CDP", "CDP, two steps"), found.agreements)]
+    assert not any(name.startswith("predicted-vs-measured-astar") for name in built)
+
+
+def test_a_configuration_without_its_distributions_is_named_in_one_line(swept, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILESWEEP_STORE", str(tmp_path / "empty-store"))  # pdb:4-4's table not there
+    result = RUNNER.invoke(app, ["figures", str(swept), "--format", "png", "--out", str(tmp_path / "f")])
+    assert result.exit_code == 0, result.output
+    names = {p.stem for p in (tmp_path / "f").iterdir()}
+    assert {"predicted-vs-measured-idastar_manhattan", "predicted-vs-measured-idastar_linear-conflict"} <= names
+    assert "predicted-vs-measured-idastar_pdb_4-4" not in names
+    said = [line for line in result.stderr.splitlines() if line.startswith("no predicted-vs-measured figure")]
+    assert len(said) == 1 and "idastar pdb:4-4" in said[0]
 
 
 def test_ebf_names_a_box_per_configuration_from_the_shared_table(data, built):

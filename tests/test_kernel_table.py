@@ -72,7 +72,9 @@ def test_solve_runs_the_picked_kernel(monkeypatch):
 SPLIT_CASES = [("manhattan", "parent", "idastar-tiles"),
                ("misplaced", "fsm", "idastar-tiles"),
                ("walking-distance+id", "parent", "idastar"),  # idastar-walk in serial search
-               ("pdb:4-4+reflect", "parent", "idastar"),
+               ("pdb:4-4+reflect", "parent", "idastar-pdb"),
+               ("pdb:5-3", "fsm", "idastar-pdb"),
+               ("max(pdb:4-4,pdb:5-3)", "parent", "idastar"),
                ("linear-conflict", "parent", "idastar")]
 
 

@@ -130,3 +130,15 @@ def test_a_worker_job_cancelled_mid_sweep_costs_no_row(tmp_path):
     table = rows(folder)
     assert len(table) == count and table["instance"].nunique() == count and (table["status"] == "solved").all()
     assert queued() == []
+
+
+def test_a_job_no_node_can_satisfy_is_one_line_before_any_wait(tmp_path):
+    """A worker job Slurm would refuse (more memory than the node has): one line quoting
+    Slurm's reason and the options given, exit 2, and nothing left queued."""
+    job = [*JOB[:4], "--cluster-option", "memory=900TB", *JOB[6:]]
+    done = sweep(*SPEC, *job, "--jobs", 1, "--store", tmp_path / "store", "--out", tmp_path, "--name", "refused")
+    assert done.returncode == 2, done.stderr
+    error = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "Slurm refuses the worker job" in error[0] and "memory=900TB" in error[0], done.stderr
+    assert "Traceback" not in done.stderr and "waiting for workers" not in done.stderr
+    assert queued() == []

@@ -10,6 +10,7 @@ as tests/test_docker.py builds them (no registry), the Slurm layer on top
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 
@@ -36,6 +37,10 @@ PDB_SPEC = ["--size", "3", "--count", "40", "--seed", "7", "--algorithm", "idast
 # A job fills a node (2 CPUs, one single-threaded worker process each), so two jobs run one on each
 JOBS = ["--cluster", "slurm", "--jobs", "2", "--cluster-option", "cores=2", "--cluster-option", "memory=2GB",
         "--cluster-option", "walltime=00:15:00", "--cluster-option", "interface=eth0", "--worker-wait", "180"]
+# No task before both jobs' workers joined: a job that starts late would otherwise find the sweep done
+BOTH_NODES = ["--wait-for-workers", "4"]
+# The one-allocation script over both nodes: 4 tasks, 2 a node, a share of each node's 3000 MB
+ALLOCATION = ["--nodes=2", "--ntasks=4", "--ntasks-per-node=2", "--mem-per-cpu=1000", "--time=00:15:00"]
 
 
 class Nodes:
@@ -107,12 +112,27 @@ def hosts(rows: pd.DataFrame) -> set[str]:
 
 
 def test_slurm_jobs_on_both_nodes_give_the_embedded_rows(nodes, embedded, tmp_path):
-    nodes.exec("tilesweep", "sweep", *LONGER, *JOBS, "--out", "/shared/sweeps", "--name", "jobs")
+    nodes.exec("tilesweep", "sweep", *LONGER, *JOBS, *BOTH_NODES, "--out", "/shared/sweeps", "--name", "jobs")
     rows = nodes.rows("jobs", tmp_path)
     same_rows(rows, embedded["longref"])
     assert hosts(rows) == {"c1", "c2"}  # the rows say which node solved them
     assert hosts(embedded["longref"]) == {"slurmctld"}
     nodes.wait_idle()  # the jobs ended with the sweep
+
+
+def test_one_allocation_over_both_nodes_gives_the_embedded_rows(nodes, embedded, tmp_path):
+    """`tilesweep sbatch-script` submitted with two nodes: the scheduler and the sweep's client
+    on the first, a worker per task on both (srun), joined through a scheduler file on /shared."""
+    nodes.exec("sh", "-c", "tilesweep sbatch-script > /shared/sweep.sbatch")
+    done = nodes.exec("sh", "-c", f"cd /shared && sbatch --wait {' '.join(ALLOCATION)} --output=/shared/alloc.log "
+                      f"sweep.sbatch {' '.join(LONGER)} {' '.join(BOTH_NODES)} --out /shared/sweeps --name alloc",
+                      check=False)
+    log = nodes.exec("cat", "/shared/alloc.log", check=False).stdout
+    assert done.returncode == 0, f"{done.stdout}{done.stderr}\n{log[-3000:]}"
+    rows = nodes.rows("alloc", tmp_path)
+    same_rows(rows, embedded["longref"])
+    assert hosts(rows) == {"c1", "c2"}
+    nodes.wait_idle()
 
 
 def test_a_drained_node_mid_sweep_loses_no_row(nodes, embedded, tmp_path):
@@ -173,3 +193,56 @@ def _wait_for_parts(nodes: Nodes, name: str, sweep: subprocess.Popen, parts: int
         assert sweep.poll() is None, f"the sweep ended first: {sweep.stderr.read()[-3000:]}"
         assert time.monotonic() < deadline, "the sweep wrote no parts"
         time.sleep(1)
+
+
+# Korf #1 with Manhattan: 276,361,933 nodes, seconds on the two nodes' four workers
+KORF_1 = 1
+COUNTS = ("status", "cost", "moves", "nodes_generated", "nodes_expanded", "iterations")
+SOLVE_SCRIPT = ROOT / "examples" / "slurm" / "checkpointed-solve.sbatch"
+STATE = ("import json, sys; from tilesweep.jobs.checkpoints import list_checkpoints; "
+         "found = list_checkpoints(sys.argv[1]); s = found[0].state if found else None; "
+         "print(json.dumps(s and {'iterations': len(s.iterations), 'done': len(s.done), 'chunks': s.chunks, "
+         "'resumes': s.resumes, 'status': s.status}))")
+
+
+def test_a_checkpointed_parallel_solve_cancelled_twice_resumes_exactly(nodes, korf100):
+    """examples/slurm/checkpointed-solve.sbatch over both nodes, its job cancelled (scancel)
+    once mid-iteration and once an iteration later, submitted again each time: the last job's
+    counts are the uninterrupted serial search's."""
+    from tilesweep.solver import Board, solve
+    board = Board(korf100[KORF_1], 4)
+    serial = solve(board, "blank-first")
+    run(["docker", "cp", str(SOLVE_SCRIPT), f"{nodes.container('slurmctld')}:/shared/solve.sbatch"])
+    folder = "/shared/runs/korf1"
+    submit = ["sbatch", "--parsable", "--nodes=2", "--ntasks-per-node=2", "--mem-per-cpu=1000", "--time=00:15:00",
+              "--chdir=/shared", "--output=/shared/solve-%j.log", "/shared/solve.sbatch", board.text(),
+              "--goal", "blank-first", "--json", "--checkpoint", folder]
+
+    def state():
+        return json.loads(nodes.exec("python", "-c", STATE, folder).stdout)
+
+    def cancel_when(ready, patience=600):
+        job = nodes.exec(*submit).stdout.strip()
+        deadline = time.monotonic() + patience
+        while time.monotonic() < deadline:
+            now = state()
+            if now is not None and ready(now):
+                nodes.exec("scancel", job)
+                nodes.wait_idle()
+                return now
+            assert job in nodes.exec("squeue", "-h", "-o", "%i").stdout, nodes.exec("cat", f"/shared/solve-{job}.log")
+            time.sleep(0.2)
+        pytest.fail(f"the solve never reached the state to cancel it in: {state()}")
+
+    first = cancel_when(lambda s: s["iterations"] >= 5 and 0 < s["done"] < s["chunks"])
+    assert first["status"] == -1 and 0 < first["done"] < first["chunks"]  # cancelled mid-iteration
+    second = cancel_when(lambda s: s["resumes"] == 1 and s["iterations"] > first["iterations"])
+    assert second["resumes"] == 1
+    job = nodes.exec("sbatch", "--wait", *submit[2:], check=False)
+    log = nodes.exec("sh", "-c", "cat /shared/solve-*.log").stdout
+    assert job.returncode == 0, log[-3000:]
+    last = nodes.exec("sh", "-c", f"cat /shared/solve-{job.stdout.split()[-1]}.log").stdout
+    row = json.loads(next(line for line in last.splitlines() if line.startswith("{")))  # beside the workers' logs
+    assert [row[k] for k in COUNTS] == [getattr(serial, k) for k in COUNTS]
+    assert row["nodes_generated"] == 276_361_933
+    assert state()["resumes"] == 2 and state()["status"] == 0

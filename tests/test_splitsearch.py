@@ -164,3 +164,33 @@ def test_chunks_are_runs_of_roots_of_equal_weight(korf100):
     others = [weights[np.searchsorted(roots, c.ids)].sum() for c in chunks if roots[100] not in c.ids]
     assert max(others) <= weights.sum() / 8 + np.sort(weights)[-2]
     assert frontier.chunks(roots[:0], weights[:0], 8) == []
+
+
+@pytest.fixture(scope="module")
+def pdb555(tmp_path_factory) -> dict[str, tuple]:
+    """The tables of pdb:5-5-5 and pdb:5-5-5+reflect for the 15-puzzle's blank-first goal."""
+    goal = goal_tiles("blank-first", 4)
+    with open_store(tmp_path_factory.mktemp("store")) as store:
+        return {name: tables_for(parse_heuristic(name, 4, goal), 4, goal, store, build=True)
+                for name in ("pdb:5-5-5", "pdb:5-5-5+reflect")}
+
+
+@pytest.mark.parametrize("heuristic", ["pdb:5-5-5", "pdb:5-5-5+reflect"])
+@pytest.mark.parametrize("prune", ["parent", "fsm"])
+@pytest.mark.parametrize("depth", [2, 6])
+def test_pdb_subtrees_count_as_serial(korf100, pdb555, heuristic, prune, depth):
+    """The PDB contour below each root (solver.subtrees._subtrees_pdb): every iteration's
+    count, the nodes expanded and the moves are serial IDA*'s, stopping at the goal, for any
+    chunks; searching every root of the last iteration gives serial IDA*'s moves too."""
+    for number in (79, 12):
+        board = Board(korf100[number], 4)
+        serial = solve(board, "blank-first", "idastar", heuristic, pdb555[heuristic], prune=prune)
+        for workers in (1, 3):
+            split = solve(board, "blank-first", "idastar", heuristic, pdb555[heuristic], prune=prune,
+                          split=local_runner(depth, workers))
+            assert split.iterations == serial.iterations
+            assert (split.status, split.cost, split.nodes_generated, split.nodes_expanded, split.moves) == (
+                serial.status, serial.cost, serial.nodes_generated, serial.nodes_expanded, serial.moves)
+        whole = solve(board, "blank-first", "idastar", heuristic, pdb555[heuristic], prune=prune,
+                      split=local_runner(depth, 2, complete_last_iteration=True))
+        assert whole.iterations[:-1] == serial.iterations[:-1] and whole.moves == serial.moves

@@ -50,6 +50,7 @@ CASES = {
     "--conventions": ("conventions", [("korf", "korf"), ("korf,order=ULRD", "korf")]),  # korf's own order
     "--max-memory": ("max-memory", [("700MB", 700_000_000), ("2GiB", 2 << 30), ("1048576", 1048576)]),
     "--worker-wait": ("worker-wait", [("30", 30.0), ("0", 0.0), ("2.5", 2.5)]),
+    "--wait-for-workers": ("wait-for-workers", [("4", 4)]),
     "--cluster": ("cluster", [("local", "local")]),
     # batch jobs' options only go with --cluster slurm: cases of their own in COMBINED
     "--jobs": ("jobs", []),
@@ -70,8 +71,9 @@ COMBINED = [
     {"--size": ("4", 4), "--algorithm": (["astar", "bfs"], ["astar", "bfs"]),
      "--conventions": ("pops-board-string,order=DURL", "pops-board-string,order=DURL")},
 ]
-# how the summary prints; which parts rerun; where the client runs
-NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach", "--check-heuristics"}
+# how the summary prints; which parts rerun; where the client runs; a plan printed instead of a run
+NOT_IN_THE_SPEC = {"--baseline", "--format", "--wide", "--retry-errors", "--detach", "--check-heuristics",
+                   "--dry-run", "--predict"}
 
 
 class Stopped(Exception):
@@ -145,7 +147,8 @@ def test_cli_and_toml_give_the_same_spec(folder, monkeypatch, option, words, val
     spec, run = check_same(folder, monkeypatch, {option: (words, value)})
     key = option[2:].replace("-", "_")
     typed = value if not isinstance(value, list) else tuple(value)
-    if key in ("store", "scheduler", "scheduler_file", "workers", "parallel_above", "worker_wait", "cluster"):
+    if key in ("store", "scheduler", "scheduler_file", "workers", "parallel_above", "worker_wait", "cluster",
+               "wait_for_workers"):
         assert getattr(run, key) == typed
     elif key == "instances" and value == BOARDS:
         assert str(spec.instances) == str(folder / BOARDS) and spec.count == 3
@@ -205,6 +208,7 @@ def test_the_korf100_command_of_the_readme_is_accepted(folder, monkeypatch):
     ("--worker-wait", "never", '"never"', "worker-wait 'never' is not a number of seconds"),
     ("--cluster", "k8s", '"k8s"', "cluster 'k8s' is not known; expected one of: local, slurm, pbs, sge"),
     ("--jobs", "0", "0", "jobs 0 is too small"),
+    ("--wait-for-workers", "0", "0", "wait-for-workers 0 is too small"),
     ("--cluster-option", "account", '["account"]', "cluster-option 'account' is not KEY=VALUE"),
 ])
 def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, message):
@@ -223,6 +227,7 @@ def test_a_bad_value_is_the_same_one_line_error(folder, option, text, toml, mess
     (["--cluster", "slurm", "--scheduler-file", "s.json"], "--scheduler-file and --cluster slurm both given"),
     (["--scheduler", "tcp://10.0.0.5:8786", "--scheduler-file", "s.json"],
      "--scheduler tcp://10.0.0.5:8786 and --scheduler-file s.json both given"),
+    (["--workers", "2", "--wait-for-workers", "3"], "--wait-for-workers 3 is more than --workers 2"),
 ])
 def test_batch_job_options_that_do_not_fit(folder, words, message):
     result = RUNNER.invoke(app, ["sweep", *words])
@@ -279,15 +284,74 @@ def test_a_scheduler_file_that_can_never_be_one_is_refused_at_once(tmp_path, kin
     assert time.monotonic() - started < 10
 
 
-def test_a_missing_scheduler_file_is_waited_for_and_said(tmp_path, capsys):
+def test_a_missing_scheduler_file_is_waited_for_and_said_once(tmp_path):
     from tilesweep.cluster.connect import read_scheduler_file
     from tilesweep.solver.errors import TilesweepError
 
     path = tmp_path / "scheduler.json"
+    said = []
     with pytest.raises(TilesweepError, match="no Dask scheduler file"):
-        read_scheduler_file(str(path), seconds=0.6)
-    said = capsys.readouterr().err.strip().splitlines()
-    assert said == [f"waiting up to 0.6 s for the Dask scheduler file {str(path)!r}"]
+        read_scheduler_file(str(path), seconds=1.2, on_wait=lambda *heard: said.append(heard))
+    assert said == [(str(path), 1.2)]
+
+
+def unreachable_address() -> str:
+    """A loopback address nothing listens on (its port bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def write_once_waited_for(monkeypatch, path, address: str):
+    """Write a scheduler file naming ``address`` at ``path`` (whole, by a rename, as a
+    scheduler started beside the sweep does) at the sweep's second look for it: the first
+    look found nothing, so the wait has been told. Tied to the looks, not to a clock, as
+    what runs before the wait takes seconds on a loaded machine."""
+    from tilesweep.cluster import connect
+
+    ready, looks = connect._scheduler_file_ready, []
+
+    def look(name):
+        looks.append(name)
+        if len(looks) == 2:
+            part = path.with_name(path.name + ".part")
+            part.write_text(json.dumps({"type": "Scheduler", "address": address}))
+            os.replace(part, path)
+        return ready(name)
+
+    monkeypatch.setattr(connect, "_scheduler_file_ready", look)
+
+
+def test_the_wait_for_a_scheduler_file_is_said_on_the_command_line(tmp_path, monkeypatch):
+    """The sweep's run tells the wait (an event, :class:`~tilesweep.cluster.events.SweepEvents`);
+    the command prints it on stderr, then goes on with the address the file names."""
+    path, address = tmp_path / "scheduler.json", unreachable_address()
+    write_once_waited_for(monkeypatch, path, address)
+    result = RUNNER.invoke(app, ["sweep", "--size", "3", "--count", "2", "--algorithm", "bfs",
+                                 "--out", str(tmp_path / "sweeps"), "--scheduler-file", str(path)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1, result.output
+    assert lines[0] == f"waiting up to 120 s for the Dask scheduler file {str(path)!r}", result.output
+    assert "cannot reach the Dask scheduler" in lines[-1] and repr(address) in lines[-1]
+
+
+def test_the_wait_for_a_scheduler_file_is_said_through_the_python_api(tmp_path, caplog, monkeypatch):
+    import logging
+
+    import tilesweep
+    from tilesweep.cluster.connect import ClusterError
+
+    path, address = tmp_path / "scheduler.json", unreachable_address()
+    sweep = tilesweep.define_sweep(size=3, count=2, algorithms="bfs", out=tmp_path / "sweeps", name="file",
+                                   scheduler_file=str(path))
+    write_once_waited_for(monkeypatch, path, address)
+    with caplog.at_level(logging.WARNING, logger="tilesweep.api"), \
+            pytest.raises(ClusterError, match="cannot reach the Dask scheduler"):
+        sweep.run()
+    warnings = [r.getMessage() for r in caplog.records if r.name == "tilesweep.api"]
+    assert warnings == [f"waiting up to 120 s for the Dask scheduler file {str(path)!r}"]
 
 
 def test_detach_with_an_unreachable_scheduler_is_one_line_and_starts_nothing(tmp_path):

@@ -31,7 +31,7 @@ from tilesweep.solver.board import goal_label, goal_tiles, is_solvable, parity_r
 from tilesweep.solver.conventions import parse_conventions
 from tilesweep.solver.errors import InvalidBoardError, InvalidOptionError, TilesweepError, quoted
 from tilesweep.solver.fsm import parse_pruning
-from tilesweep.solver.heuristics import BLANK_IGNORING
+from tilesweep.solver.heuristics import BLANK_AWARE
 from tilesweep.solver.hpath import h_along
 from tilesweep.solver.options import parse_seconds, whole_number
 from tilesweep.solver.plugins import PREFIX, ensure as ensure_plugins
@@ -203,7 +203,7 @@ def build_command(name: str, size: int, goal: tuple[int, ...], store: str | None
     spec = parse_heuristic(name, size, goal)
     partition = named.group(1) if named else "/".join(",".join(map(str, g)) for g in spec.groups)
     where = f" --store {shlex.quote(str(store))}" if store else ""
-    kind = " --blank-ignoring" if any(kind == BLANK_IGNORING for _, kind in spec.tables) else ""
+    kind = next((f" --{kind}" for _, kind in spec.tables if kind != BLANK_AWARE), "")
     return (f"tilesweep pdb build --size {size} --partition {partition}{kind} "
             f"--goal {shlex.quote(goal_label(goal))}{where}")
 

@@ -17,6 +17,7 @@ from .compare import Comparison, compare, load_pairs_side
 from .data import ReportData, coverage_table, load, published_agreement
 from .page import SPEC_FIELDS, frame_table, render, script_json, sweep_header, table_data, table_items
 from .plotted import ITERATION_INSTANCES, baseline_of, baseline_ratio, before_after
+from .prediction_section import prediction_section
 from .quality import quality_section
 from .sweeps import open_sweeps
 from .tables import published_rows
@@ -127,6 +128,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     figures, scatter_names, has_iterations = build_figures(data)
     quality_figures, quality = quality_section(data)
     figures.update(quality_figures)
+    prediction_figures, prediction = prediction_section(data)
+    figures.update(prediction_figures)
     comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
     if compare_ctx:
         figures.update(compare_ctx["figures"])
@@ -139,7 +142,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
                "scatter_names": scatter_names,
                "has_iterations": has_iterations, "iteration_count": ITERATION_INSTANCES,
                "comparison": compare_ctx, "table_note": table_note, "clock_note": CLOCK_NOTES[clock],
-               "seconds_label": data.seconds_label, "quality": quality}
+               "seconds_label": data.seconds_label, "quality": quality,
+               "prediction": prediction}
     html = render(data, figures, context)
     atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
     return Report(path, data, figures, comparison, len(html.encode()))

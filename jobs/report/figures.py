@@ -6,7 +6,9 @@ in a ``figure``) needs ``pdflatex``, which matplotlib runs to measure the text.
 Each figure is complete in itself: axis labels with units, the legend inside the axes, one
 colour (Okabe & Ito's colour-blind-safe palette), marker and line style per configuration,
 so a greyscale print still tells them apart. The data come from :mod:`.plotted`, the same
-tables the bokeh page draws. Files are written through the package's atomic writer.
+tables the bokeh page draws, and the predictions from the page's comparison
+(:mod:`.prediction_section`, through :mod:`..predict`). Files are written through the
+package's atomic writer.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
+from tilesweep.pdb_store import open_store
 from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
@@ -41,6 +44,7 @@ from .plotted import (
     unsolved_notes,
     value_label,
 )
+from .prediction_section import LABELS, comparisons
 
 FORMATS = ("pdf", "svg", "png", "pgf")
 STYLES = ("paper", "slides")
@@ -118,7 +122,8 @@ def compact(value: float, _position=None) -> str:
     for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:.3g}{unit}"
-    return f"{value:.3g}" if abs(value) >= 1e-3 else f"{value:.0e}".replace("e-0", "e-")
+    # three digits below 1e-3 too: the linear ticks of a narrow axis (4.5e-5, 5e-5) stay apart
+    return f"{value:.3g}".replace("e-0", "e-")
 
 
 class RoundLogLocator(Locator):
@@ -322,6 +327,42 @@ def layers(data: ReportData, style: Style) -> Figure:
                       "f bound − optimal cost (0: last iteration)", "share of the nodes generated")
 
 
+def predicted(found, label: str, style: Style) -> Figure:
+    """KRE's and CDP's nodes against the measured ones, one point per completed IDA* iteration
+    of one configuration (``found``: a :class:`~tilesweep.jobs.predict.SweepComparison`),
+    square log-log with the diagonal; each method's sum ratio in the legend."""
+    frame = found.iterations
+    names = ["predicted = measured"] + [f"{LABELS.get(a.method, a.method)} (sum ratio {a.aggregate:.3g})"
+                                        for a in found.agreements]
+    fig = style.figure(square=True, legend_rows=style.legend_rows(names))
+    ax = fig.add_subplot()
+    measured = frame["measured"].to_numpy(float)
+    values = np.concatenate([measured] + [frame[a.method].to_numpy(float) for a in found.agreements])
+    lo, hi = max(values[values > 0].min(), 1.0) / 1.5, values.max() * 1.5
+    ax.plot([lo, hi], [lo, hi], color="0.5", linestyle="--", linewidth=0.8, marker="", label=names[0])
+    for i, (a, name) in enumerate(zip(found.agreements, names[1:])):
+        shown = look(i)
+        ax.scatter(measured, frame[a.method].to_numpy(float), s=9, marker=shown["marker"], facecolors="none",
+                   edgecolors=shown["color"], linewidths=0.6, alpha=0.7, label=name)
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), aspect="equal")
+    _log_ticks(ax.xaxis)
+    _log_ticks(ax.yaxis)
+    ax.set(xlabel=f"{label}: measured\n(nodes generated per completed iteration)", ylabel="predicted nodes generated")
+    _legend(fig, ax)
+    return fig
+
+
+def predicted_figures(data: ReportData, style: Style, store=None, on_skip=None) -> dict[str, Figure]:
+    """:func:`predicted` of each IDA* configuration that can be predicted here, through the
+    report's comparison (:func:`.prediction_section.comparisons`: at most its sample of
+    instances, tables and sampled distributions read from ``store``, never built);
+    ``on_skip(line)`` hears why each other one is not drawn."""
+    done, skipped = comparisons(data, store or open_store(None))
+    for line in skipped if on_skip else ():
+        on_skip(line)
+    return {f"predicted-vs-measured-{label}": predicted(found, label, style) for label, found in done}
+
+
 def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: str, ylabel: str) -> Figure:
     """One line of ``frame``'s ``y`` against ``x`` per configuration that has rows, log y."""
     fig = style.figure(legend_rows=style.legend_rows(data.configs))
@@ -341,9 +382,12 @@ def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: st
 VALUES = ("nodes_generated", "seconds")
 
 
-def build_figures(data: ReportData, style: Style, compare: bool = False) -> dict[str, Figure]:
+def build_figures(data: ReportData, style: Style, compare: bool = False, store=None,
+                  on_skip=None) -> dict[str, Figure]:
     """Every figure by file name (without extension); with ``compare`` (two sweeps, OLD NEW),
-    the before/after figures of each configuration both ran too."""
+    the before/after figures of each configuration both ran too. ``store``: where the
+    predictions read pattern databases and distributions (default ``$TILESWEEP_STORE`` or the
+    per-user cache); ``on_skip(line)``: why an IDA* configuration has no prediction figure."""
     figures = {f"coverage-{v}": coverage(data, v, style) for v in VALUES}
     for config in data.configs:
         base = baseline_of(data, config)
@@ -360,6 +404,7 @@ def build_figures(data: ReportData, style: Style, compare: bool = False) -> dict
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
     if (data.rows["algorithm"] == "idastar").any():
         figures["f-layers"] = layers(data, style)
+        figures |= predicted_figures(data, style, store, on_skip)
     return figures | (before_after_figures(data, style) if compare else {})
 
 
@@ -394,16 +439,16 @@ def check_format(fmt: str) -> None:
 
 
 def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style(),
-                  compare: bool = False) -> list[Path]:
+                  compare: bool = False, store=None, on_skip=None) -> list[Path]:
     """Write every figure of ``data`` into ``folder`` as ``NAME.FMT`` (with ``compare``, the
-    before/after figures too); return the paths."""
+    before/after figures too; ``store``, ``on_skip``: :func:`build_figures`'s); return the paths."""
     import matplotlib
 
     check_format(fmt)
     folder = Path(folder)
     written = []
     with matplotlib.rc_context(style.rc):
-        figures = build_figures(data, style, compare)  # bad input refused before the folder is made
+        figures = build_figures(data, style, compare, store, on_skip)  # bad input refused before the folder is made
         folder.mkdir(parents=True, exist_ok=True)
         for name, fig in figures.items():
             path = folder / f"{file_name(name)}.{fmt}"
