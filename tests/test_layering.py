@@ -2,10 +2,11 @@
 pdb_store only solver, Dask only in cluster and the interfaces) and no import cycle inside any package, checked by
 import-linter with the contracts in pyproject.toml (``lint-imports`` prints the same report)."""
 
+import logging
 import re
 from pathlib import Path
 
-from importlinter.cli import lint_imports
+from importlinter import cli
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
@@ -13,6 +14,19 @@ PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 def contracts() -> str:
     text = PYPROJECT.read_text()
     return text[text.index("[tool.importlinter]"):]
+
+
+def lint_imports(**options) -> int:
+    """import-linter's check in this process. Its logging set-up (``dictConfig``) disables
+    every logger that exists, tilesweep's among them, so later tests would see no warning:
+    each logger's flag is put back."""
+    loggers = [logger for logger in logging.root.manager.loggerDict.values() if isinstance(logger, logging.Logger)]
+    disabled = [logger.disabled for logger in loggers]
+    try:
+        return cli.lint_imports(**options)
+    finally:
+        for logger, flag in zip(loggers, disabled):
+            logger.disabled = flag
 
 
 def test_the_contracts_are_kept():
