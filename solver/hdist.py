@@ -32,6 +32,7 @@ import numpy as np
 from .geometry import inverse_move, neighbours
 from .jit import kernel
 from .search import heuristic_values
+from .seeded import make_solvable
 
 MAX_TWO_STEP_SPREAD = 2  # a wider change per move makes the two-step table too large to keep
 TILTS = (0.5, 1.0, 1.5, 2.0)  # exp(-tilt * h): the weights of the tilted samples (their h from typical to low)
@@ -78,26 +79,7 @@ def _random_states(count, n, goal_pos, size, seed):
         for j in range(n - 1, 0, -1):
             k = np.random.randint(0, j + 1)
             tiles[j], tiles[k] = tiles[k], tiles[j]
-        seen[:] = False
-        parity = 0
-        for c in range(n):  # the permutation cell -> goal cell of its tile, by its cycles
-            if not seen[c]:
-                length = 0
-                x = c
-                while not seen[x]:
-                    seen[x] = True
-                    x = goal_pos[tiles[x]]
-                    length += 1
-                parity += length - 1
-        blank = 0
-        while tiles[blank] != 0:
-            blank += 1
-        target = goal_pos[0]
-        distance = abs(blank // size - target // size) + abs(blank % size - target % size)
-        if parity % 2 != distance % 2:
-            a = 0 if tiles[0] != 0 else 1
-            b = a + 1 if tiles[a + 1] != 0 else a + 2
-            tiles[a], tiles[b] = tiles[b], tiles[a]
+        make_solvable(tiles, goal_pos, size, seen)
         for c in range(n):
             out[i, c] = tiles[c]
     return out

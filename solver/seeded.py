@@ -191,6 +191,22 @@ def _odd_permutation(tiles, goal_pos, seen):
     return (n - cycles) % 2
 
 
+@inline_kernel
+def make_solvable(tiles, goal_pos, size, seen):
+    """Make the permutation ``tiles`` reach the goal whose cells are ``goal_pos``, in place:
+    when its parity and the blank's distance to its goal cell disagree, swap its first two
+    tiles (not the blank). ``seen``: scratch of ``len(tiles)``."""
+    blank = 0
+    while tiles[blank] != 0:
+        blank += 1
+    gb = goal_pos[0]
+    distance = abs(blank // size - gb // size) + abs(blank % size - gb % size)
+    if _odd_permutation(tiles, goal_pos, seen) != distance % 2:
+        a = 0 if tiles[0] != 0 else 1
+        b = a + 1 if tiles[a + 1] != 0 else a + 2
+        tiles[a], tiles[b] = tiles[b], tiles[a]
+
+
 @kernel
 def uniform_boards(words, first, count, size, goal):
     """``int8[count, size*size]``: instances ``first ..`` of the ``uniform`` source."""
@@ -209,15 +225,7 @@ def uniform_boards(words, first, count, size, goal):
         for i in range(n - 1, 0, -1):
             j = _interval(rng, i)
             tiles[i], tiles[j] = tiles[j], tiles[i]
-        blank = 0
-        while tiles[blank] != 0:
-            blank += 1
-        gb = goal_pos[0]
-        distance = abs(blank // size - gb // size) + abs(blank % size - gb % size)
-        if _odd_permutation(tiles, goal_pos, seen) != distance % 2:
-            a = 0 if tiles[0] != 0 else 1
-            b = a + 1 if tiles[a + 1] != 0 else a + 2
-            tiles[a], tiles[b] = tiles[b], tiles[a]
+        make_solvable(tiles, goal_pos, size, seen)
         for cell in range(n):
             out[k, cell] = tiles[cell]
     return out
