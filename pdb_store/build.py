@@ -193,6 +193,26 @@ def build_table(size: int, goal: tuple[int, ...], group: tuple[int, ...],
     return table
 
 
+def fill_by_layers(group: tuple[int, ...], count: int, layer: Callable[[int], int],
+                   on_layer: Callable[[BuildProgress], None] | None) -> None:
+    """A breadth-first build that scans its table for each depth: ``layer(depth)`` marks the
+    states one move beyond those at ``depth`` and returns how many, until a layer finds none.
+    ``on_layer`` as :func:`build_table`'s (states and entries are one here)."""
+    depth, filled, started = 0, 1, time.perf_counter()
+    with watch_compiles() as compiling:  # the first layer compiles the kernel on a first run
+        while True:
+            found = int(layer(depth))
+            if found == 0:
+                return
+            depth, filled = depth + 1, min(count, filled + found)
+            if depth > MAX_DEPTH:
+                raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
+                                    "a uint8 table cannot hold it")
+            if on_layer is not None:
+                seconds = time.perf_counter() - started - compiling.seconds
+                on_layer(BuildProgress(group, depth, filled, count, seconds, filled, found))
+
+
 def warm_build(size: int, groups=None) -> None:
     """Compile, or load from numba's cache, the kernels that build the tables of ``groups``
     (default: any) on a ``size`` board: build the table of one tile (``size*size`` entries)

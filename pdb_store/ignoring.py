@@ -11,18 +11,17 @@ current depth: no frontier is kept beside the table, one byte per placement in a
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import numpy as np
 from numba import prange
 
 from tilesweep.solver.geometry import neighbours64
-from tilesweep.solver.jit import parallel_kernel, watch_compiles
+from tilesweep.solver.jit import parallel_kernel
 from tilesweep.solver.ranking import digit_weights, moved_rank, placement_count, rank_placement, unrank_placement
 
 from .bfs import UNREACHED
-from .build import MAX_DEPTH, BuildProgress, check_goal_group, huge_array
+from .build import BuildProgress, check_goal_group, fill_by_layers, huge_array
 
 _BLOCK = 1 << 14  # ranks per work item of a layer
 
@@ -85,17 +84,6 @@ def build_ignoring_table(size: int, goal: tuple[int, ...], group: tuple[int, ...
     table = huge_array(count, np.uint8, UNREACHED)
     table[rank_placement(np.array([goal.index(t) for t in group], dtype=np.int64), n)] = 0
     weights, moves = digit_weights(n, k), neighbours64(size)
-    depth, filled, started = 0, 1, time.perf_counter()
-    with watch_compiles() as compiling:  # the first layer compiles the kernel on a first run
-        while True:
-            found = int(_ignoring_layer(table, np.uint8(depth), k, n, size, weights, moves))
-            if found == 0:
-                break
-            depth, filled = depth + 1, min(count, filled + found)
-            if depth > MAX_DEPTH:
-                raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
-                                    "a uint8 table cannot hold it")
-            if on_layer is not None:
-                seconds = time.perf_counter() - started - compiling.seconds
-                on_layer(BuildProgress(group, depth, filled, count, seconds, filled, found))
+    fill_by_layers(group, count, lambda depth: _ignoring_layer(table, np.uint8(depth), k, n, size, weights, moves),
+                   on_layer)
     return table

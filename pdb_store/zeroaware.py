@@ -12,7 +12,6 @@ occupied cells, whose regions are flooded once for all their states.
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import numpy as np
@@ -20,7 +19,7 @@ from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilesweep.solver.geometry import neighbours64
-from tilesweep.solver.jit import inline_kernel, parallel_kernel, watch_compiles
+from tilesweep.solver.jit import inline_kernel, parallel_kernel
 from tilesweep.solver.zeroaware import (
     binomials,
     flood,
@@ -35,7 +34,7 @@ from tilesweep.solver.zeroaware import (
 )
 
 from .bfs import UNREACHED
-from .build import MAX_DEPTH, BuildProgress, check_goal_group, huge_array
+from .build import BuildProgress, check_goal_group, fill_by_layers, huge_array
 
 
 @inline_kernel
@@ -147,20 +146,9 @@ def build_zero_aware_table(size: int, goal: tuple[int, ...], group: tuple[int, .
     table = huge_array(count, np.uint8, UNREACHED)
     cells = np.array([goal.index(t) for t in group], dtype=np.int64)
     table[zero_aware_index(cells, goal.index(0), offsets, binom, geom)] = 0
-    depth, filled, started = 0, 1, time.perf_counter()
-    with watch_compiles() as compiling:  # the first layer compiles the kernel on a first run
-        while True:
-            found = int(_zero_aware_layer(table, np.uint8(depth), k, n, offsets, binom, geom,
-                                          neighbours64(size), fact))
-            if found == 0:
-                break
-            depth, filled = depth + 1, min(count, filled + found)
-            if depth > MAX_DEPTH:
-                raise OverflowError(f"pattern group {group!r} needs more than {MAX_DEPTH} moves; "
-                                    "a uint8 table cannot hold it")
-            if on_layer is not None:
-                seconds = time.perf_counter() - started - compiling.seconds
-                on_layer(BuildProgress(group, depth, filled, count, seconds, filled, found))
+    moves = neighbours64(size)
+    fill_by_layers(group, count, lambda depth: _zero_aware_layer(table, np.uint8(depth), k, n, offsets, binom, geom,
+                                                                 moves, fact), on_layer)
     return table
 
 
