@@ -22,7 +22,6 @@ from .jit import inline_kernel, kernel
 from .memory import byte_at
 from .ranking import placement_digit
 from .walking import CODE_BITS, WD_BITS
-from .zeroaware import group_index
 
 HS_TILES, HS_LC, HS_PDB, HS_PDB_REFL = 0, 1, 2, 3
 HS_LINE0 = 4            # 2n line values (n <= 5)
@@ -267,31 +266,6 @@ def pdb_init(row, pos, n_groups, group_tiles, group_k, tables, refl_tile, refl_c
 
 
 @inline_kernel
-def zero_aware_init(row, pos, H):
-    """:func:`pdb_init` for zero-aware tables (:mod:`solver.zeroaware`): each group's entry
-    for the region of the board's blank."""
-    for i in range(H.n_lookups):
-        first = values_slot(H.lookup_refl[i])
-        row[sum_slot(i)] = 0
-        for g in range(H.n_groups):
-            if _in_lookup(H.lookup_group, i, g):
-                r = group_index(pos, g, pos[0], H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, H.lookup_refl[i],
-                                H.za_records, H.za_first, H.za_orders, H.za_binom)
-                v = np.int64(H.tables[g][r])
-                row[first + g] = v
-                row[sum_slot(i)] += v
-
-
-@inline_kernel
-def _in_lookup(lookup_group, i, g):
-    """Whether group ``g`` belongs to lookup ``i``'s database."""
-    for t in range(lookup_group.shape[1]):
-        if lookup_group[i, t] == g:
-            return True
-    return False
-
-
-@inline_kernel
 def h_init(tiles, pos, size, H, rows, d):
     """Fill ``rows[d]`` for the board from scratch and return the heuristic value (once a
     search or root: ``H`` is read by field where needed, not into locals)."""
@@ -500,21 +474,4 @@ def h_many(boards, size, H):
             tiles[c] = boards[i, c]
             pos[boards[i, c]] = c
         out[i] = h_init(tiles, pos, size, H, rows, 0)
-    return out
-
-
-@kernel
-def zero_aware_h_many(boards, H):
-    """:func:`h_many` for a heuristic of zero-aware tables alone (``H.zero_aware``; the
-    searches that read them take nothing else). Its own kernel, so :func:`h_init`, which
-    A* runs per node, tests no table kind."""
-    m, n = boards.shape
-    out = np.empty(m, dtype=np.int64)
-    row = np.zeros(HS_LEN, dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    for i in range(m):
-        for c in range(n):
-            pos[boards[i, c]] = c
-        zero_aware_init(row, pos, H)
-        out[i] = h_of_row(row, H.scale, H.n_lookups, H.terms, H.n_terms)
     return out

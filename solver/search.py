@@ -9,12 +9,13 @@ import numpy as np
 from .ebf import effective_branching_factor
 from .geometry import MOVES
 from .heuristics import PluginHeuristic
-from .hstate import h_many, zero_aware_h_many
+from .hstate import h_many
 from .kernels import GRAPH_KINDS, KernelInputs, pick, warm
 from .limits import finished_late
 from .plugin_kernels import plugin_kernels
 from .plugins import board_error
 from .status import SOLVED, outcome
+from .zeroaware import zero_aware_h_many
 
 
 def heuristic_of(board, goal, H) -> int:
@@ -36,7 +37,7 @@ def heuristic_values(boards: np.ndarray, size: int, H) -> np.ndarray:
 
 def _built_in_values(boards: np.ndarray, size: int, H) -> np.ndarray:
     """h of each row of ``boards`` by the built-in parts ``H`` (zero-aware tables have a
-    kernel of their own: :func:`~.hstate.zero_aware_h_many`)."""
+    kernel of their own: :func:`~.zeroaware.zero_aware_h_many`)."""
     return zero_aware_h_many(boards, H) if H.zero_aware else h_many(boards, size, H)
 
 

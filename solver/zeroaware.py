@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .hstate import HS_LEN, h_of_row, sum_slot, values_slot
 from .jit import inline_kernel, kernel
 from .ranking import popcount
 
@@ -263,3 +264,45 @@ def group_index(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, refle
     ``binom`` are the ``za_*`` arrays of :class:`solver.heuristics.KernelHeuristic`."""
     return key_index(group_key(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, first, binom),
                      records, fact[g])
+
+
+@inline_kernel
+def zero_aware_init(row, pos, H):
+    """:func:`solver.hstate.pdb_init` for zero-aware tables: each group's entry
+    for the region of the board's blank."""
+    for i in range(H.n_lookups):
+        first = values_slot(H.lookup_refl[i])
+        row[sum_slot(i)] = 0
+        for g in range(H.n_groups):
+            if _in_lookup(H.lookup_group, i, g):
+                r = group_index(pos, g, pos[0], H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, H.lookup_refl[i],
+                                H.za_records, H.za_first, H.za_orders, H.za_binom)
+                v = np.int64(H.tables[g][r])
+                row[first + g] = v
+                row[sum_slot(i)] += v
+
+
+@inline_kernel
+def _in_lookup(lookup_group, i, g):
+    """Whether group ``g`` belongs to lookup ``i``'s database."""
+    for t in range(lookup_group.shape[1]):
+        if lookup_group[i, t] == g:
+            return True
+    return False
+
+
+@kernel
+def zero_aware_h_many(boards, H):
+    """:func:`solver.hstate.h_many` for a heuristic of zero-aware tables alone (``H.zero_aware``; the
+    searches that read them take nothing else). Its own kernel, so :func:`solver.hstate.h_init`, which
+    A* runs per node, tests no table kind."""
+    m, n = boards.shape
+    out = np.empty(m, dtype=np.int64)
+    row = np.zeros(HS_LEN, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    for i in range(m):
+        for c in range(n):
+            pos[boards[i, c]] = c
+        zero_aware_init(row, pos, H)
+        out[i] = h_of_row(row, H.scale, H.n_lookups, H.terms, H.n_terms)
+    return out
