@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tilesweep.solver.board import goal_label
-from tilesweep.solver.heuristics import BLANK_AWARE
+from tilesweep.solver.heuristics import BLANK_AWARE, ZERO_AWARE
 
 from .errors import CorruptTableError
 from .files import atomic_write, file_lock
@@ -20,6 +20,14 @@ from .paths import MANIFEST_LOCK, MANIFEST_NAME
 
 #: Version of the table format and manifest layout; a table of another version is refused.
 FORMAT_VERSION = 1
+#: Table kinds whose layout has changed since: zero-aware tables put the tile order first
+#: from version 2 on (:mod:`solver.zeroaware`); one laid out set by set is refused.
+KIND_FORMAT_VERSIONS = {ZERO_AWARE: 2}
+
+
+def table_format(kind: str) -> int:
+    """The format version a table of ``kind`` is written in and read in."""
+    return KIND_FORMAT_VERSIONS.get(kind, FORMAT_VERSION)
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,8 @@ class TableEntry:
 
     ``file`` is relative to the store; ``goal`` and ``group`` are tile tuples; ``entries``
     is the table length; ``built_at`` an ISO-8601 UTC time; ``max_value`` and
-    ``mean_value`` summarise the table (255 marks unreachable placements). ``kind`` is the
+    ``mean_value`` summarise the table (255 marks unreachable placements);
+    ``format_version`` is :func:`table_format` of its kind when written. ``kind`` is the
     abstraction it was built in (:data:`solver.heuristics.TABLE_KINDS`); entries written
     before there were two kinds have none and are tilesweep's own.
     """

@@ -32,7 +32,7 @@ from .distributions import files as distribution_files, load_distributions
 from .errors import CorruptTableError, MissingTableError, StoreError
 from .files import atomic_write, file_lock, remove_stale, save_npy, sha256_file
 from .ignoring import build_ignoring_table
-from .manifest import TableEntry, read_manifest, record_entry
+from .manifest import TableEntry, read_manifest, record_entry, table_format
 from .paths import build_hint, lock_path, resolve_store, table_filename, temp_prefix
 from .symmetry import find_image, image_table
 from .verify import TableCheck, check, check_entry_matches, check_file
@@ -231,7 +231,7 @@ class PDBStore:
             sha256=sha256_file(path),
             built_at=datetime.datetime.now(datetime.timezone.utc).isoformat(),
             build_seconds=round(seconds, 6), max_value=int(table.max()),
-            mean_value=float(table.mean(dtype=np.float64)), kind=kind)
+            mean_value=float(table.mean(dtype=np.float64)), format_version=table_format(kind), kind=kind)
         record_entry(self.root, entry)
         return entry
 

@@ -12,7 +12,7 @@ from tilesweep.solver.heuristics import BLANK_AWARE, ZERO_AWARE, expected_table_
 from .deep import first_bad_entry
 from .errors import CorruptTableError, MissingTableError
 from .files import read_npy_header, sha256_file
-from .manifest import FORMAT_VERSION, TableEntry
+from .manifest import TableEntry, table_format
 from .paths import build_hint
 from .zeroaware import first_bad_state
 
@@ -38,9 +38,9 @@ def check_entry_matches(root: Path, entry: TableEntry, size: int, goal: tuple[in
                         group: tuple[int, ...], kind: str = BLANK_AWARE) -> None:
     """Refuse a manifest entry of another format or for another table (of another kind
     included) than requested."""
-    if entry.format_version != FORMAT_VERSION:
+    if entry.format_version != table_format(entry.kind):
         raise corrupt(root, entry, f"has format version {entry.format_version!r}; this "
-                                   f"tilesweep reads version {FORMAT_VERSION}")
+                                   f"tilesweep reads {entry.kind} tables of version {table_format(entry.kind)}")
     expected = expected_table_size(size, group, kind)
     recorded = (entry.size, tuple(entry.goal), tuple(entry.group), entry.entries, entry.dtype, entry.kind)
     wanted = (size, tuple(goal), tuple(group), expected, "uint8", kind)

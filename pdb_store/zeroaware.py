@@ -7,7 +7,9 @@ Here every (placement, blank region) state keeps its own distance, indexed as
 reversible, so the search from the goal state gives every state's distance to it. As in
 :mod:`pdb_store.ignoring`, a layer scans the table for the states at the current depth:
 no frontier beside the table, one byte per state in all. The work is cut by set of
-occupied cells, whose regions are flooded once for all their states.
+occupied cells, whose regions are flooded once for all their states, so the build keeps a
+set's states together (region row by region row, each row its k! orders) and turns the
+table into the search's layout, order rank first (:mod:`solver.zeroaware`), at the end.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from tilesweep.solver.zeroaware import (
     region_ordinal,
     set_rank,
     unrank_set,
-    zero_aware_index,
+    zero_aware_parts,
 )
 
 from .bfs import UNREACHED
@@ -40,7 +42,7 @@ from .build import BuildProgress, check_goal_group, fill_by_layers, huge_array
 @inline_kernel
 def _unrank_order(order, occupied, k, cells):
     """Write into ``cells[:k]`` the cells of the tiles of order rank ``order`` over the set
-    ``occupied`` (the inverse of the order digits of :func:`solver.zeroaware.zero_aware_index`)."""
+    ``occupied`` (the inverse of the order digits of :func:`solver.zeroaware.zero_aware_parts`)."""
     radix = np.int64(1)
     for i in range(k - 1, -1, -1):
         cells[i] = order // radix % (k - i)  # the digit, turned into a cell below
@@ -145,11 +147,23 @@ def build_zero_aware_table(size: int, goal: tuple[int, ...], group: tuple[int, .
     count = int(offsets[-1]) * fact
     table = huge_array(count, np.uint8, UNREACHED)
     cells = np.array([goal.index(t) for t in group], dtype=np.int64)
-    table[zero_aware_index(cells, goal.index(0), offsets, binom, geom)] = 0
+    row, order = zero_aware_parts(cells, goal.index(0), offsets, binom, geom)
+    table[row * fact + order] = 0
     moves = neighbours64(size)
     fill_by_layers(group, count, lambda depth: _zero_aware_layer(table, np.uint8(depth), k, n, offsets, binom, geom,
                                                                  moves, fact), on_layer)
-    return table
+    return order_first(table, fact)
+
+
+def order_first(sets_first: np.ndarray, fact: int) -> np.ndarray:
+    """The search's layout of a table built set by set: entry ``row * fact + order`` moved
+    to ``order * rows + row``."""
+    return np.ascontiguousarray(sets_first.reshape(-1, fact).T).reshape(-1)
+
+
+def sets_first(order_first: np.ndarray, fact: int) -> np.ndarray:
+    """The inverse of :func:`order_first`: the build's layout, which the checks read."""
+    return np.ascontiguousarray(order_first.reshape(fact, -1).T).reshape(-1)
 
 
 @parallel_kernel
@@ -188,18 +202,20 @@ def _bad_states(table, k, n_cells, offsets, binom, geom, moves, fact, bad):
 
 
 def first_bad_state(table: np.ndarray, size: int, goal: tuple[int, ...], group: tuple[int, ...]) -> str | None:
-    """Where the zero-aware ``table`` of ``group`` breaks the rules of a breadth-first
-    search from the goal (:func:`_bad_states`, and the goal state holding 0), or ``None``."""
+    """Where the zero-aware ``table`` of ``group`` (in the search's layout) breaks the rules
+    of a breadth-first search from the goal (:func:`_bad_states`, and the goal state holding
+    0), or ``None``."""
     n, k = size * size, len(group)
     offsets, binom, geom = offsets_for(size, k), binomials(n), flood_geometry(size)
     cells = np.array([goal.index(t) for t in group], dtype=np.int64)
-    start = zero_aware_index(cells, goal.index(0), offsets, binom, geom)
+    row, order = zero_aware_parts(cells, goal.index(0), offsets, binom, geom)
+    start = order * offsets[-1] + row
     if table[start] != 0:
         return f"the goal state (entry {start}) holds {table[start]}, not 0"
     bad = np.zeros(offsets.size - 1, dtype=np.uint8)
-    _bad_states(table, k, n, offsets, binom, geom, neighbours64(size), orders(k), bad)
+    _bad_states(sets_first(table, orders(k)), k, n, offsets, binom, geom, neighbours64(size), orders(k), bad)
     if bad.any():
         s = int(np.flatnonzero(bad)[0])
-        return (f"a state of cell set {s} (entries {int(offsets[s]) * orders(k)} to "
-                f"{int(offsets[s + 1]) * orders(k) - 1}) is not one more than its least neighbour")
+        return (f"a state of cell set {s} (region rows {int(offsets[s])} to {int(offsets[s + 1]) - 1} of each "
+                "tile order) is not one more than its least neighbour")
     return None

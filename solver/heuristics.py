@@ -43,7 +43,7 @@ from .plugins import (
     kernel_key,
 )
 from .ranking import placement_count
-from .zeroaware import binomials, orders, records_for, zero_aware_count
+from .zeroaware import binomials, offsets_for, records_for, zero_aware_count
 
 WALKING = ("walking-distance", "walking-distance+id")
 BASE_HEURISTICS = ("manhattan", "linear-conflict", "euclidean", "misplaced", *WALKING)
@@ -313,7 +313,8 @@ class KernelHeuristic(NamedTuple):
     za_records : int64[:]     each group size's set records (:func:`solver.zeroaware.records_for`),
                               one after another, ...
     za_first : int64[MAX_GROUPS]   ... group g's records from ``za_records[2 * za_first[g]]``
-    za_orders : int64[MAX_GROUPS]  k! of each group
+    za_regions : int64[MAX_GROUPS] the blank regions of all placements' sets of each group's size
+                                   (an order rank's stride in the table)
     za_binom : int64[N + 1, :]     binomial coefficients (:func:`solver.zeroaware.binomials`)
     """
 
@@ -345,7 +346,7 @@ class KernelHeuristic(NamedTuple):
     zero_aware: bool
     za_records: np.ndarray
     za_first: np.ndarray
-    za_orders: np.ndarray
+    za_regions: np.ndarray
     za_binom: np.ndarray
 
 
@@ -364,7 +365,7 @@ def zero_aware_arrays(spec: HeuristicSpec, size: int) -> tuple:
         raise InvalidOptionError(f"heuristic {spec.name!r} mixes zero-aware tables with others; "
                                  "expected all of one kind")
     first = np.zeros(MAX_GROUPS, dtype=np.int64)
-    fact = np.ones(MAX_GROUPS, dtype=np.int64)
+    regions = np.ones(MAX_GROUPS, dtype=np.int64)
     starts: dict[int, int] = {}  # groups of one size share their records: fewer cache lines
     parts = []
     for g, group in enumerate(spec.groups if zero_aware else ()):
@@ -372,9 +373,9 @@ def zero_aware_arrays(spec: HeuristicSpec, size: int) -> tuple:
         if k not in starts:
             starts[k] = sum(p.size for p in parts) // 2
             parts.append(records_for(size, k))
-        first[g], fact[g] = starts[k], orders(k)
+        first[g], regions[g] = starts[k], offsets_for(size, k)[-1]
     records = np.concatenate(parts) if parts else np.zeros(2, dtype=np.int64)
-    return zero_aware, records, first, fact, binomials(size * size)
+    return zero_aware, records, first, regions, binomials(size * size)
 
 
 class PluginHeuristic(NamedTuple):
@@ -454,7 +455,7 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
         view.flags.writeable = False  # one numba type for mmapped and in-memory tables
         padded.append(view)
     terms = term_masks(spec.bases)
-    zero_aware, za_records, za_first, za_orders, za_binom = zero_aware_arrays(spec, size)
+    zero_aware, za_records, za_first, za_regions, za_binom = zero_aware_arrays(spec, size)
     use_wd = any(b in WALKING for b in spec.bases)
     walk = walk_arrays(size, goal, use_wd)
     return KernelHeuristic(tile_cost=cost, scale=scale, use_lc="linear-conflict" in spec.bases,
@@ -465,7 +466,7 @@ def _build_kernel_heuristic(spec: HeuristicSpec, size: int, goal: tuple[int, ...
                            goal_col=walk.goal_col, wd_link_v=walk.link_v, wd_link_h=walk.link_h, wd_v=walk.v,
                            wd_h=walk.h, n_lookups=n_lookups, lookup_group=lookup_group, lookup_refl=lookup_refl,
                            zero_aware=zero_aware, za_records=za_records, za_first=za_first,
-                           za_orders=za_orders, za_binom=za_binom)
+                           za_regions=za_regions, za_binom=za_binom)
 
 
 def lookup_arrays(spec: HeuristicSpec, n: int, refl_tile: np.ndarray) -> tuple:

@@ -88,7 +88,7 @@ def _start_values(pos, H, reflected, values):
     for g in range(H.n_groups):
         if H.zero_aware:
             r = group_index(pos, g, pos[0], H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, reflected,
-                            H.za_records, H.za_first, H.za_orders, H.za_binom)
+                            H.za_records, H.za_first, H.za_regions, H.za_binom)
         else:
             r = group_rank(pos, g, H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, reflected)
         v = np.int64(H.tables[g][r])
@@ -99,7 +99,7 @@ def _start_values(pos, H, reflected, values):
 
 @inline_kernel
 def _plan_zero_aware(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks,
-                     at, reflected, records, first, fact, binom):
+                     at, reflected, records, first, regions, binom):
     """:func:`solver.idastar.plan_children` for zero-aware tables: each child's index
     (:func:`solver.zeroaware.group_index`) with its blank on the moved tile's cell, in two
     passes: the children's keys, their sets' records prefetched, then the indices, their
@@ -124,14 +124,14 @@ def _plan_zero_aware(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, 
         t = np.uint64(tiles[np.uint64(target_of(lists[p + np.uint64(c)]))])
         g = tile_group[np.uint64(refl_tile[t])] if reflected else tile_group[t]
         if g >= 0:
-            r = key_index(ranks[np.uint64(at + c)], records, fact[g])
+            r = key_index(ranks[np.uint64(at + c)], records, regions[g])
             ranks[np.uint64(at + c)] = r
             prefetch(addr[np.uint64(g)], r)
 
 
 @inline_kernel
 def _plan_placements(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, at,
-                     reflected, records, first, fact, binom):
+                     reflected, records, first, regions, binom):
     """:func:`solver.idastar.plan_children`, taking (and ignoring) what the zero-aware
     plan reads besides."""
     plan_children(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, at,
@@ -139,7 +139,7 @@ def _plan_placements(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, 
 
 
 @inline_kernel
-def _placement_rank(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, records, first, fact,
+def _placement_rank(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, records, first, regions,
                     binom):
     """:func:`solver.hstate.group_rank`, taking (and ignoring) what
     :func:`solver.zeroaware.group_index` reads besides."""
@@ -149,7 +149,7 @@ def _placement_rank(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, r
 @inline_kernel
 def _zero_aware_arrays(H):
     """What the zero-aware lookups read besides the placement's arrays."""
-    return H.za_records, H.za_first, H.za_orders, H.za_binom
+    return H.za_records, H.za_first, H.za_regions, H.za_binom
 
 
 @inline_kernel
@@ -200,17 +200,17 @@ def pdb_contour(zero_aware: bool):
         fsm = ctx.fsm
         use_fsm = ctx.use_fsm
         g0 = ctx.g0
-        za_records, za_first, za_orders, za_binom = extra_arrays(ctx.H)
+        za_records, za_first, za_regions, za_binom = extra_arrays(ctx.H)
         next_bound = np.int64(NO_BOUND)
         d = 0
         b = pos[0]
         q = ctx.q0
         p = list_start(b, ctx.last)
         plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, 0, False,
-             za_records, za_first, za_orders, za_binom)
+             za_records, za_first, za_regions, za_binom)
         if early_mirrors:
             plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, rranks, 0,
-                 True, za_records, za_first, za_orders, za_binom)
+                 True, za_records, za_first, za_regions, za_binom)
         while True:
             code = lists[p]
             if code == LIST_END:  # all children tried: back up
@@ -259,7 +259,7 @@ def pdb_contour(zero_aware: bool):
                         r = rranks[np.uint64(at)]
                     else:  # the child's blank is on tgt
                         r = mirror_index(pos, g2, tgt, group_tiles, group_k, refl_tile, refl_cell, True, za_records,
-                                         za_first, za_orders, za_binom)
+                                         za_first, za_regions, za_binom)
                     w = byte_at(addr[np.uint64(g2)], r)
                     rh += w - rvals[du, np.uint64(g2)]
                 if rh > hc:
@@ -294,10 +294,10 @@ def pdb_contour(zero_aware: bool):
             q = nq
             p = list_start(tgt, move_of(code))
             plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks,
-                 d * RANKS_STRIDE, False, za_records, za_first, za_orders, za_binom)
+                 d * RANKS_STRIDE, False, za_records, za_first, za_regions, za_binom)
             if early_mirrors:
                 plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, rranks,
-                     d * RANKS_STRIDE, True, za_records, za_first, za_orders, za_binom)
+                     d * RANKS_STRIDE, True, za_records, za_first, za_regions, za_binom)
         return RUNNING, generated, expanded, next_bound, 0, check_at
 
 

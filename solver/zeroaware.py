@@ -6,9 +6,9 @@ zero-aware table keeps the distance of each region apart, so the search reads th
 of the region its blank is in (the tables of clausecker/24puzzle).
 
 The regions depend only on the set of occupied cells, not on which tile is where, so an
-entry is indexed by (set of occupied cells, region, order of the tiles):
+entry is indexed by (order of the tiles, set of occupied cells, region):
 
-    ((offsets[set rank] + region ordinal) * k! + order rank)
+    order rank * R + offsets[set rank] + region ordinal      (R: the regions of all sets)
 
 * the set rank is the colexicographic rank of the k occupied cells (``sum C(c_j, j+1)``
   over the cells in increasing order),
@@ -19,7 +19,12 @@ entry is indexed by (set of occupied cells, region, order of the tiles):
   ``k - i``) counts the set's cells below tile i's that tiles ``0..i-1`` leave.
 
 So the table holds exactly one byte per (placement, region), and a set with one region
-(most on 5x5) needs no flood at look-up time.
+(most on 5x5) needs no flood at look-up time. The order comes first because a move changes
+it only when the tile passes another of the group's: a search's next look-ups then mostly
+differ in the set alone, whose rank moves little when one of its lower cells does, so they
+fall near one another in memory (1.25x the nodes per second of the set-first layout on
+Korf & Felner's #32: docs/pdb-speed.md). The build works set by set (:mod:`pdb_store.zeroaware`)
+and turns its table into this layout at the end.
 """
 
 from functools import lru_cache
@@ -199,6 +204,14 @@ def zero_aware_count(size: int, k: int) -> int:
 def zero_aware_index(cells, blank, offsets, binom, geom):
     """Index of the placement ``cells`` (int[k], the cell of each pattern tile in group
     order) with the blank on ``blank`` (a cell no pattern tile holds)."""
+    row, order = zero_aware_parts(cells, blank, offsets, binom, geom)
+    return order * offsets[offsets.shape[0] - 1] + row
+
+
+@kernel
+def zero_aware_parts(cells, blank, offsets, binom, geom):
+    """The (region row, order rank) of :func:`zero_aware_index`: the row is the set's
+    offset plus the blank region's ordinal."""
     k = cells.shape[0]
     occupied = np.int64(0)
     for i in range(k):
@@ -211,10 +224,7 @@ def zero_aware_index(cells, blank, offsets, binom, geom):
     s = set_rank(occupied, binom)
     free = geom[3] & ~occupied
     ordinal = region_ordinal(flood(np.int64(1) << blank, free, geom), free, geom)
-    fact = np.int64(1)
-    for i in range(2, k + 1):
-        fact *= i
-    return (offsets[s] + ordinal) * fact + order
+    return offsets[s] + ordinal, order
 
 
 #: A look-up key (:func:`group_key`): the record's index above bit 21, the tile order above
@@ -247,23 +257,25 @@ def group_key(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflect
 
 
 @inline_kernel
-def key_index(key, records, fact):
-    """The table index of a :func:`group_key` (a group of ``fact`` = k! orders): the set's
-    record (:func:`set_records`) gives its offset and the blank's region, no flood."""
+def key_index(key, records, regions):
+    """The table index of a :func:`group_key` (a group whose sets have ``regions`` regions in
+    all): the set's record (:func:`set_records`) gives its offset and the blank's region, no
+    flood."""
     at = np.uint64(key >> KEY_RECORD)
     b = key & ((np.int64(1) << KEY_ORDER) - 1)
     order = (key >> KEY_ORDER) & ((np.int64(1) << (KEY_RECORD - KEY_ORDER)) - 1)
     ordinal = (records[at + np.uint64(b >> 4)] >> (CELL_BITS * (b & 15))) & 15
-    return ((records[at + np.uint64(1)] >> OFFSET_SHIFT) + ordinal) * fact + order
+    return order * regions + (records[at + np.uint64(1)] >> OFFSET_SHIFT) + ordinal
 
 
 @inline_kernel
-def group_index(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, records, first, fact, binom):
+def group_index(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, records, first, regions,
+                binom):
     """Index in group ``g``'s zero-aware table of the board (``pos[tile]``) with its blank on
-    ``blank`` (``reflected``: of its mirror image); ``records``, ``first``, ``fact``,
+    ``blank`` (``reflected``: of its mirror image); ``records``, ``first``, ``regions``,
     ``binom`` are the ``za_*`` arrays of :class:`solver.heuristics.KernelHeuristic`."""
     return key_index(group_key(pos, g, blank, group_tiles, group_k, refl_tile, refl_cell, reflected, first, binom),
-                     records, fact[g])
+                     records, regions[g])
 
 
 @inline_kernel
@@ -276,7 +288,7 @@ def zero_aware_init(row, pos, H):
         for g in range(H.n_groups):
             if _in_lookup(H.lookup_group, i, g):
                 r = group_index(pos, g, pos[0], H.group_tiles, H.group_k, H.refl_tile, H.refl_cell, H.lookup_refl[i],
-                                H.za_records, H.za_first, H.za_orders, H.za_binom)
+                                H.za_records, H.za_first, H.za_regions, H.za_binom)
                 v = np.int64(H.tables[g][r])
                 row[first + g] = v
                 row[sum_slot(i)] += v

@@ -3,6 +3,7 @@ values against a naive search over (placement, blank cell), the place in the sto
 PDB IDA* kernel reading them (admissible, optimal, node counts equal to a naive IDA*)."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -13,14 +14,21 @@ from test_pdb_cli import invoke
 from tilesweep.jobs.quality import exact_distances
 from tilesweep.pdb_store import open_store, tables_for
 from tilesweep.pdb_store.build import build_table
-from tilesweep.pdb_store.zeroaware import build_zero_aware_table, first_bad_state
+from tilesweep.pdb_store.zeroaware import build_zero_aware_table, first_bad_state, order_first, sets_first
 from tilesweep.solver import Board, goal_tiles, parse_heuristic, solve
 from tilesweep.solver.errors import InvalidOptionError
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.heuristics import ZERO_AWARE, kernel_heuristic
 from tilesweep.solver.ranking import rank_placement
 from tilesweep.solver.search import heuristic_values
-from tilesweep.solver.zeroaware import binomials, flood_geometry, offsets_for, zero_aware_count, zero_aware_index
+from tilesweep.solver.zeroaware import (
+    binomials,
+    flood_geometry,
+    offsets_for,
+    zero_aware_count,
+    zero_aware_index,
+    zero_aware_parts,
+)
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +131,43 @@ def test_the_cli_builds_lists_and_verifies_them_under_names_of_their_own(tmp_pat
     both = invoke("pdb", "build", "--size", "3", "--partition", "4-4", "--zero-aware", "--blank-ignoring",
                   "--store", str(root))
     assert both.exit_code != 0 and len(both.output.strip().splitlines()) == 1 and "Traceback" not in both.output
+
+
+def test_a_table_laid_out_set_by_set_is_refused_with_its_rebuild(tmp_path):
+    """A zero-aware table of format version 1 (set first, before the tile order came first)
+    would give wrong values read in today's layout: a solve refuses it in one line."""
+    root = tmp_path / "store"
+    assert invoke("pdb", "build", "--size", "3", "--partition", "4-4", "--zero-aware", "--goal", "blank-first",
+                  "--store", str(root)).exit_code == 0
+    manifest = root / "manifest.json"
+    data = json.loads(manifest.read_text())
+    assert {entry["format_version"] for entry in data["tables"].values()} == {2}
+    for entry in data["tables"].values():
+        entry["format_version"] = 1
+    manifest.write_text(json.dumps(data))
+    result = invoke("solve", "1 0 2 3 4 5 6 7 8", "--goal", "blank-first", "-a", "idastar", "-H",
+                    "pdb:4-4+zero-aware", "--store", str(root))
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    [line] = result.output.strip().splitlines()
+    assert "has format version 1" in line and "zero-aware tables of version 2" in line
+    assert "tilesweep pdb build" in line and "--zero-aware" in line
+
+
+def test_the_search_layout_puts_the_tile_order_first():
+    """Every state's entry in the search's layout (order rank times the rows, plus its row)
+    is its entry at (row, order) of the build's set-by-set layout."""
+    goal = goal_tiles("blank-first", 3)
+    built = build_zero_aware_table(3, goal, (1, 2, 3))
+    offsets = offsets_for(3, 3)
+    rows, fact = int(offsets[-1]), 6
+    by_set = sets_first(built, fact)
+    assert not np.array_equal(by_set, built)
+    for cells in itertools.permutations(range(9), 3):
+        for blank in set(range(9)) - set(cells):
+            row, order = zero_aware_parts(np.array(cells, dtype=np.int64), blank, offsets, binomials(9),
+                                          flood_geometry(3))
+            assert built[order * rows + row] == by_set[row * fact + order] == built[index(3, cells, blank)]
+    assert np.array_equal(order_first(by_set, fact), built)
 
 
 def naive_zero_aware_h(size, goal, groups, reflect):
