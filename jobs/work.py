@@ -147,10 +147,9 @@ def _batch_table(job, algorithm, heuristic, tables_for, budget, indices, boards,
                         job.time_limit, job.max_memory or budget, job.prune, job.cpu_time_limit, job.conventions)
     k = len(indices)
     columns = {name: getattr(cols, name) for name in FIGURES}
-    constants = {"sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal), "algorithm": algorithm,
-                 "heuristic": cols.heuristic, "max_nodes": job.max_nodes, "time_limit": cols.time_limit,
-                 "max_memory": cols.max_memory, "pruning": cols.pruning, "worker": label,
-                 "cpu_time_limit": cols.cpu_time_limit, "conventions": cols.conventions}
+    # max_nodes is the job's, as solve_one writes it: the request's may be the parallel cut-off
+    constants = {**cols.request.as_dict(), "sweep": job.sweep, "size": job.size, "goal": goal_label(job.goal),
+                 "algorithm": algorithm, "max_nodes": job.max_nodes, "worker": label}
     columns.update({name: pa.repeat(pa.scalar(value, RESULT_SCHEMA.field(name).type), k)
                     for name, value in constants.items()})
     return columns_to_table({**columns, "instance": pa.array(indices, pa.int64()), "tiles": texts})

@@ -421,8 +421,6 @@ def _astar_kernel(hmode: int):
     return kernel(search)
 
 
-_astar_tiles = _astar_kernel(H_PER_TILE)
-_astar_lines = _astar_kernel(H_LINES)
-_astar_pdb = _astar_kernel(H_PDB)
-_astar_parts = _astar_kernel(H_PARTS)
-ASTAR_KERNELS = (_astar_tiles, _astar_lines, _astar_pdb, _astar_parts)  # by hmode
+ASTAR_KERNELS = tuple(_astar_kernel(hmode) for hmode in range(len(HMODE_NAMES)))  # by hmode
+# By name too: the batch kernels call each as a global (a kernel numba can cache).
+_astar_tiles, _astar_lines, _astar_pdb, _astar_parts = ASTAR_KERNELS

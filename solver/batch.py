@@ -27,7 +27,7 @@ from .heuristics import HeuristicSpec
 from .jit import inline_kernel, kernel
 from .kernels import pick, pick_batch, warm
 from .search import _moves_text, timed
-from .solve import prepare
+from .solve import RequestFields, prepare
 from .status import OUTCOMES, SOLVED
 
 
@@ -72,13 +72,7 @@ class Columns:
     iterations: pa.Array  # JSON text (IDA*) or null
     max_depth: pa.Array
     cpu_seconds: pa.Array
-    heuristic: str
-    max_nodes: int | None
-    time_limit: float | None
-    max_memory: int | None
-    pruning: str
-    cpu_time_limit: float | None
-    conventions: str
+    request: RequestFields  # the same for every board
 
 
 FIGURES = {"status": pa.string(), "status_reason": pa.string(), "cost": pa.int64(), "moves": pa.string(),
@@ -185,7 +179,7 @@ def solve_boards(boards: np.ndarray, size: int, goal: tuple[int, ...], algorithm
     p = prepare(size, goal, algorithm, heuristic, tables, max_nodes, time_limit, max_memory, prune, cpu_time_limit,
                 conventions)
     x, idastar = p.inputs, algorithm == "idastar"
-    cols = Columns(*([] for _ in FIGURES), **p.result_fields())
+    cols = Columns(*([] for _ in FIGURES), p.request)
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if (batch := pick_batch(x)) is not None:
         return _batched(cols, boards, *batch, x.goal, size)

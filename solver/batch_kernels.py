@@ -11,7 +11,6 @@ import numpy as np
 
 from .astar import (
     H_LINES,
-    H_PARTS,
     H_PDB,
     H_PER_TILE,
     HMODE_NAMES,
@@ -98,11 +97,7 @@ def _astar_boards_kernel(hmode: int):
     return kernel(boards_kernel)
 
 
-_astar_boards_tiles = _astar_boards_kernel(H_PER_TILE)
-_astar_boards_lines = _astar_boards_kernel(H_LINES)
-_astar_boards_pdb = _astar_boards_kernel(H_PDB)
-_astar_boards_parts = _astar_boards_kernel(H_PARTS)
-ASTAR_BOARDS = (_astar_boards_tiles, _astar_boards_lines, _astar_boards_pdb, _astar_boards_parts)  # by hmode
+ASTAR_BOARDS = tuple(_astar_boards_kernel(hmode) for hmode in range(len(HMODE_NAMES)))  # by hmode
 
 
 @kernel

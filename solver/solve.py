@@ -151,13 +151,11 @@ def _resolve_goal(goal: str | tuple[int, ...], size: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class Prepared:
-    """A checked request of one (algorithm, heuristic): the kernel's inputs, the heuristic
-    and the figures every result of it carries (:meth:`result_fields`)."""
+class RequestFields:
+    """The figures of a request that every result of it carries, whichever the board: the
+    request's part of a :class:`SolveResult` and of the batch path's columns."""
 
-    inputs: KernelInputs
-    spec: HeuristicSpec
-    heuristic: str  # the results' heuristic: the spec's name, "none" for uninformed searches
+    heuristic: str  # the spec's name, "none" for uninformed searches
     max_nodes: int | None
     time_limit: float | None
     max_memory: int | None
@@ -165,12 +163,22 @@ class Prepared:
     cpu_time_limit: float | None
     conventions: str
 
-    def result_fields(self) -> dict:
-        """The fields of a :class:`SolveResult` (and of the batch path's columns) that are
-        the request's, not the board's."""
-        return {"heuristic": self.heuristic, "max_nodes": self.max_nodes, "time_limit": self.time_limit,
-                "max_memory": self.max_memory, "pruning": self.pruning, "cpu_time_limit": self.cpu_time_limit,
-                "conventions": self.conventions}
+    def as_dict(self) -> dict:
+        """The fields by name, as :class:`SolveResult` and the result rows name them."""
+        return {name: getattr(self, name) for name in _REQUEST_FIELDS}
+
+
+_REQUEST_FIELDS = tuple(f.name for f in fields(RequestFields))  # once: fields() per solve costs microseconds
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A checked request of one (algorithm, heuristic): the kernel's inputs, the heuristic
+    and the figures every result of it carries."""
+
+    inputs: KernelInputs
+    spec: HeuristicSpec
+    request: RequestFields
 
 
 def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: str | HeuristicSpec,
@@ -193,9 +201,11 @@ def prepare(size: int, goal: str | tuple[int, ...], algorithm: str, heuristic: s
     conv = parse_conventions(conventions)
     if conv is not KORF:
         check_conventions(conv, algorithm, spec, pruning)
-    return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm, conv), spec,
-                    spec.name if algorithm in INFORMED else "none", None if budget == UNLIMITED else budget,
-                    time_limit, max_memory, str(pruning), cpu_time_limit, "korf" if conv is KORF else conv.name)
+    request = RequestFields(heuristic=spec.name if algorithm in INFORMED else "none",
+                            max_nodes=None if budget == UNLIMITED else budget, time_limit=time_limit,
+                            max_memory=max_memory, pruning=str(pruning), cpu_time_limit=cpu_time_limit,
+                            conventions="korf" if conv is KORF else conv.name)
+    return Prepared(KernelInputs(algorithm, size, goal_t, H, limits, fsm, conv), spec, request)
 
 
 def check_conventions(conventions: Conventions, algorithm: str, spec: HeuristicSpec, pruning: Pruning) -> None:
@@ -242,7 +252,7 @@ def solve(board: Board, goal: str | tuple[int, ...] = "blank-last", algorithm: s
         check_split(algorithm)
     x, spec = p.inputs, p.spec
     result = SolveResult(board.text(), board.size, goal_label(x.goal), algorithm, status="unsolvable",
-                         **p.result_fields())
+                         **p.request.as_dict())
     if not is_solvable(board.tiles, x.goal, board.size):
         result.h0 = search.heuristic_of(board, x.goal, x.H)
         return result

@@ -162,7 +162,7 @@ def test_the_batch_kernels_and_a_split_search_honour_a_cpu_time_limit(korf100):
     goal = goal_tiles("blank-first", 4)
     boards = np.array([KORF_1, korf100[79]], dtype=np.int8)
     cols = solve_boards(boards, 4, goal, "idastar", parse_heuristic("manhattan", 4, goal), cpu_time_limit=0.2)
-    assert cols.status.to_pylist() == ["timeout", "solved"] and cols.cpu_time_limit == 0.2
+    assert cols.status.to_pylist() == ["timeout", "solved"] and cols.request.cpu_time_limit == 0.2
     assert 0.2 <= cols.cpu_seconds.to_pylist()[0] < 0.3
     split = solve(Board(KORF_1, 4), "blank-first", cpu_time_limit=0.2, split=local_runner(6, 2))
     assert split.status == "timeout" and 0.2 <= split.cpu_seconds < 0.3  # the chunks in turn share the limit

@@ -165,7 +165,7 @@ def test_fsm_keeps_costs_on_8_puzzle_states(algorithm, name, sample, tmp_path):
         tables = tables_for(heuristic, 3, goal, store)
         got = solve_boards(np.array(states, dtype=np.int8), 3, goal, algorithm, heuristic, tables, prune="fsm")
         assert solve(Board(goal, 3), "blank-last", algorithm, name, tables, prune="fsm").cost == 0
-    assert got.pruning == f"fsm:{DEFAULT_DEPTH[3]}" and len(got.cost) == len(states)
+    assert got.request.pruning == f"fsm:{DEFAULT_DEPTH[3]}" and len(got.cost) == len(states)
     assert len(states) == (181_439 if sample is None else sample + 2)  # two boards at 31 moves
     wrong = [(s, c) for s, c in zip(states, got.cost.to_pylist(), strict=True) if c != dist[s]]
     assert not wrong, f"{len(wrong)} boards off their true distance, e.g. {wrong[:3]}"

@@ -80,6 +80,6 @@ def test_batch_solves_equal_single_solves_with_fsm():
     for algorithm, name in (("idastar", "walking-distance"), ("idastar", "manhattan"), ("astar", "linear-conflict")):
         cols = solve_boards(boards, 3, goal, algorithm, parse_heuristic(name, 3, goal), prune="fsm")
         single = [solve(Board(tuple(b), 3), goal, algorithm, name, prune="fsm") for b in boards.tolist()]
-        assert cols.pruning == "fsm:14"
+        assert cols.request.pruning == "fsm:14"
         assert cols.nodes_generated.to_pylist() == [r.nodes_generated for r in single]
         assert cols.cost.to_pylist() == [r.cost for r in single]
