@@ -236,7 +236,7 @@ def report(
         typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
                    f"{time.perf_counter() - start:.1f} s)", err=True)
         if figures:
-            for path in write_figures(built.data, figures, figure_format):
+            for path in write_figures(built.data, figures, figure_format, predicted_here=built.predictions):
                 typer.echo(f"figure: {path}", err=True)
         return built
 
