@@ -104,6 +104,8 @@ def _header(spec, r) -> None:
 
 
 def _print_comparison(spec, r, shown) -> None:
+    from tilesweep.jobs.report.method_looks import ratio_text
+
     _header(spec, r)
     if not r.agreements:
         typer.echo("compared       no completed iteration of a solved IDA* row")
@@ -114,11 +116,17 @@ def _print_comparison(spec, r, shown) -> None:
     typer.echo(f"{'method':<7} {'sum ratio':>9}  {'per iteration: gmean, median, p10-p90':<40} "
                "per instance: gmean, median, p10-p90")
     for a in (a for a in r.agreements if a.method in shown):
-        per_iteration = (f"{a.iteration_gmean:.3g}  {a.iteration_median:.3g}  "
-                         f"{a.iteration_p10:.3g}-{a.iteration_p90:.3g}")
-        typer.echo(f"{a.method:<7} {a.aggregate:>9.3g}  {per_iteration:<40} "
-                   f"{a.instance_gmean:.3g}  {a.instance_median:.3g}  {a.instance_p10:.3g}-{a.instance_p90:.3g}")
+        per_iteration = _spread_text(a.iteration_gmean, a.iteration_median, a.iteration_p10, a.iteration_p90)
+        per_instance = _spread_text(a.instance_gmean, a.instance_median, a.instance_p10, a.instance_p90)
+        typer.echo(f"{a.method:<7} {ratio_text(a.aggregate):>9}  {per_iteration:<40} {per_instance}")
     typer.echo("")
+
+
+def _spread_text(gmean: float, median: float, p10: float, p90: float) -> str:
+    """Ratios to the report's three significant digits: ``gmean  median  p10-p90``."""
+    from tilesweep.jobs.report.method_looks import ratio_text
+
+    return f"{ratio_text(gmean)}  {ratio_text(median)}  {ratio_text(p10)}-{ratio_text(p90)}"
 
 
 def speed_text(r) -> str:

@@ -236,7 +236,7 @@ def report(
         typer.echo(f"report: {built.path} ({built.bytes / 2**20:.1f} MiB, {len(built.data.rows):,} runs, "
                    f"{time.perf_counter() - start:.1f} s)", err=True)
         if figures:
-            for path in write_figures(built.data, figures, figure_format):
+            for path in write_figures(built.data, figures, figure_format, predicted_here=built.predictions):
                 typer.echo(f"figure: {path}", err=True)
         return built
 
@@ -298,8 +298,9 @@ def table(
         "--format", parser=one_of("format", ("latex", "csv", "markdown")),
         help="latex (booktabs tabular, for \\input), csv (plain numbers) or markdown.")] = "latex",
     which: Annotated[str, typer.Option(
-        "--table", parser=one_of("table", ("configurations", "published")),
-        help="configurations (per instance set and configuration) or published (Korf's boards, ours beside).")
+        "--table", parser=one_of("table", ("configurations", "published", "prediction")),
+        help="configurations (per instance set and configuration), published (Korf's boards, ours beside) or "
+             "prediction (IDA*'s nodes predicted by KRE and CDP against the measured, as the report's).")
     ] = "configurations",
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", help="Heuristic the node ratios are taken against (default: the first sweep's first).")] = None,
@@ -309,7 +310,9 @@ def table(
     """Print a table a paper can print: coverage, sums over the commonly solved, node ratios, CPU and wall time.
 
     The best value of each column is bold (LaTeX, Markdown). --table published sets the
-    published length and nodes of Korf's 100 or Korf & Felner's 50 beside ours, per run.
+    published length and nodes of Korf's 100 or Korf & Felner's 50 beside ours, per run;
+    --table prediction is the report's predicted-against-measured table (distributions and
+    tables read from the store, $TILESWEEP_STORE).
 
     Example: tilesweep table sweeps/korf100 --format latex --baseline manhattan -o table.tex
     """

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image
@@ -20,9 +21,11 @@ from browser import require_tex
 from sweeps_local import report_sweep
 from tilesweep.cli import app
 from tilesweep.jobs.predict import compare_sweep
-from tilesweep.jobs.report import plots
+from tilesweep.jobs.report import plots, prediction_section
+from tilesweep.jobs.report.build import build_report
 from tilesweep.jobs.report.data import load
 from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
+from tilesweep.jobs.report.method_looks import look, ratio_text
 from tilesweep.jobs.report.plotted import (
     coverage_curves,
     ebf_summary,
@@ -30,6 +33,7 @@ from tilesweep.jobs.report.plotted import (
     ratio_points,
     scatter_points,
 )
+from tilesweep.jobs.report.prediction_section import COUNT_COLUMNS, RATIO_COLUMNS
 from tilesweep.jobs.report.sweeps import open_sweeps
 from tilesweep.jobs.report.tables import configuration_table
 from tilesweep.jobs.results import load_results
@@ -212,8 +216,10 @@ def test_predicted_vs_measured_draws_jobs_predicts_comparison(swept, built):
             np.testing.assert_allclose(np.asarray(xy), found.iterations[["measured", a.method]].to_numpy(float))
         labels = [t.get_text() for t in fig.legends[0].get_texts()]
         assert labels[0] == "predicted = measured"
-        assert labels[1:] == [f"{name} (sum ratio {a.aggregate:.3g})"
+        assert labels[1:] == [f"{name} (sum ratio {ratio_text(a.aggregate)})"
                               for name, a in zip(("KRE", "CDP", "CDP, two steps"), found.agreements)]
+        for a, dots in zip(found.agreements, ax.collections):  # each method drawn as the page draws it
+            assert to_hex(dots.get_edgecolor()[0]) == look(a.method).colour.lower()
     assert not any(name.startswith("predicted-vs-measured-astar") for name in built)
 
 
@@ -226,6 +232,40 @@ def test_a_configuration_without_its_distributions_is_named_in_one_line(swept, t
     assert "predicted-vs-measured-idastar_pdb_4-4" not in names
     said = [line for line in result.stderr.splitlines() if line.startswith("no predicted-vs-measured figure")]
     assert len(said) == 1 and "idastar pdb:4-4" in said[0]
+
+
+def test_report_with_figures_predicts_once_and_both_name_the_methods_alike(swept, tmp_path, monkeypatch):
+    """``report --figures``: the page and the figure files draw one computation of the
+    predictions, and each method's label and colour (:mod:`.method_looks`) is in both."""
+    calls = []
+    counted = prediction_section.comparisons
+    monkeypatch.setattr(prediction_section, "comparisons", lambda *a, **k: calls.append(1) or counted(*a, **k))
+    page, folder = tmp_path / "r.html", tmp_path / "f"
+    result = RUNNER.invoke(app, ["report", str(swept), "--out", str(page), "--figures", str(folder),
+                                 "--figure-format", "svg"])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1
+    html = page.read_text()
+    svg = (folder / "predicted-vs-measured-idastar_manhattan.svg").read_text()
+    for method in ("kre", "cdp", "cdp2"):
+        shown = look(method)
+        assert f"<td data-value=\"{shown.label}\">{shown.label}</td>" in html
+        assert re.search(f">{re.escape(shown.label)} \\(sum ratio [0-9.]+\\)</text>", svg), method
+        assert shown.colour.lower() in html.lower() and shown.colour.lower() in svg.lower(), method
+
+
+def test_the_prediction_table_formats_every_ratio_alike(swept, tmp_path):
+    """Each ratio cell of the page's prediction table is :func:`ratio_text` of its exact value."""
+    html = build_report([str(swept)], str(tmp_path / "r.html")).path.read_text()
+    table = html[html.index('<table id="prediction"'):]
+    table = table[:table.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    assert rows
+    for row in rows:
+        cells = re.findall(r'<td data-value="([^"]*)">([^<]*)</td>', row)
+        ratios = cells[len(COUNT_COLUMNS):]
+        assert len(ratios) == len(RATIO_COLUMNS)
+        assert all(text == ratio_text(float(value)) for value, text in ratios), ratios
 
 
 def test_ebf_names_a_box_per_configuration_from_the_shared_table(data, built):

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from browser import require_tex
 from sweeps_local import local_sweep, report_sweep
 from tilesweep.cli import app
+from tilesweep.jobs.report.method_looks import LOOKS, look, ratio_text
+from tilesweep.jobs.report.prediction_section import COUNT_COLUMNS, RATIO_COLUMNS, TABLE_COLUMNS
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.summary import summarize
 
@@ -139,16 +141,45 @@ def test_bad_input_is_one_line_exit_2(swept, args, quoted):
     assert len(result.stderr.strip().splitlines()) == 1 and quoted in result.stderr
 
 
+@pytest.fixture
+def predicted_store(swept, monkeypatch):
+    """The store the sweep's PDB was built in, where the predictions read it."""
+    monkeypatch.setenv("TILESWEEP_STORE", str(swept.parent / "store"))
+
+
+def test_the_prediction_table_is_the_reports_with_its_labels_and_ratio_format(swept, predicted_store):
+    _, headings, rows = parse_tabular(run(swept, "--table", "prediction", "--format", "latex"))
+    plain = pd.read_csv(io.StringIO(run(swept, "--table", "prediction", "--format", "csv")))
+    assert headings == TABLE_COLUMNS and len(rows) == len(plain)
+    for config in ("idastar manhattan", "idastar linear-conflict", "idastar pdb:4-4"):  # KRE and CDP at least
+        assert {look("kre").label, look("cdp").label} <= {row[1] for row in rows if row[0] == config}, config
+    assert {row[1] for row in rows} <= {shown.label for shown in LOOKS.values()}
+    for row, (_, exact) in zip(rows, plain.iterrows()):
+        assert row[len(COUNT_COLUMNS):] == [ratio_text(exact[c]) for c in RATIO_COLUMNS]
+
+
+def test_a_prediction_table_without_idastar_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILESWEEP_STORE", str(tmp_path / "store"))
+    folder = local_sweep(tmp_path, "astar", size=3, count=3, algorithms=("astar",), heuristics=("manhattan",))
+    result = RUNNER.invoke(app, ["table", str(folder), "--table", "prediction"])
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and "ran no IDA*" in result.stderr
+
+
 DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs,longtable}\n" \
            "\\usepackage[a4paper,landscape,margin=1cm]{geometry}\n\\begin{document}\n\\footnotesize\n\\input{table}\n\\end{document}\n"
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("which", ["configurations", "published"])
-def test_the_latex_compiles_with_booktabs(korf, tmp_path, which):
+@pytest.mark.parametrize("which", ["configurations", "published", "prediction"])
+def test_the_latex_compiles_with_booktabs(request, tmp_path, which):
     """``\\input`` into a document, pdflatex sets the table without an error (TeX is in the browser tier)."""
     require_tex()
-    (tmp_path / "table.tex").write_text(run(korf, "--table", which, "--format", "latex"))
+    # the prediction table of the 8-puzzle sweep: Korf's 100 would need sampled distributions
+    sweep = request.getfixturevalue("swept") if which == "prediction" else request.getfixturevalue("korf")
+    if which == "prediction":
+        request.getfixturevalue("predicted_store")
+    (tmp_path / "table.tex").write_text(run(sweep, "--table", which, "--format", "latex"))
     (tmp_path / "paper.tex").write_text(DOCUMENT)
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)

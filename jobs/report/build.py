@@ -17,7 +17,7 @@ from .compare import Comparison, compare, load_pairs_side
 from .data import ReportData, coverage_table, load, published_agreement
 from .page import SPEC_FIELDS, frame_table, render, script_json, sweep_header, table_data, table_items
 from .plotted import ITERATION_INSTANCES, baseline_of, baseline_ratio, before_after
-from .prediction_section import prediction_section
+from .prediction_section import Predictions, prediction_section, predictions
 from .quality import quality_section
 from .sweeps import open_sweeps
 from .tables import published_rows
@@ -32,6 +32,7 @@ class Report:
     figures: dict
     comparison: Comparison | None
     bytes: int
+    predictions: Predictions  # the static figures draw these too (report --figures), not a second computation
 
 
 def build_figures(data: ReportData) -> tuple[dict, list[str], bool]:
@@ -128,7 +129,8 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
     figures, scatter_names, has_iterations = build_figures(data)
     quality_figures, quality = quality_section(data)
     figures.update(quality_figures)
-    prediction_figures, prediction = prediction_section(data)
+    predicted = predictions(data)
+    prediction_figures, prediction = prediction_section(predicted)
     figures.update(prediction_figures)
     comparison, compare_ctx = comparison_context(data, threshold) if with_compare else (None, None)
     if compare_ctx:
@@ -146,4 +148,4 @@ def build_report(paths: list[str], out: str | None = None, baseline: str | None 
                "prediction": prediction}
     html = render(data, figures, context)
     atomic_write(path, lambda handle: handle.write(html.encode("utf-8")))
-    return Report(path, data, figures, comparison, len(html.encode()))
+    return Report(path, data, figures, comparison, len(html.encode()), predicted)

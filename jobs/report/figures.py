@@ -21,13 +21,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
-from tilesweep.pdb_store import open_store
 from tilesweep.pdb_store.files import atomic_write
 from tilesweep.solver.errors import InvalidOptionError, TilesweepError
 
 from ..paired import paired_ratio
 from .data import ReportData
 from .layers import layer_shares
+from .method_looks import DIAGONAL_LABEL, look as method_look, ratio_text
 from .plotted import (
     EBF_WHISKERS,
     baseline_of,
@@ -44,7 +44,7 @@ from .plotted import (
     unsolved_notes,
     value_label,
 )
-from .prediction_section import LABELS, comparisons
+from .prediction_section import Predictions, predictions
 
 FORMATS = ("pdf", "svg", "png", "pgf")
 STYLES = ("paper", "slides")
@@ -330,20 +330,22 @@ def layers(data: ReportData, style: Style) -> Figure:
 def predicted(found, label: str, style: Style) -> Figure:
     """KRE's and CDP's nodes against the measured ones, one point per completed IDA* iteration
     of one configuration (``found``: a :class:`~tilesweep.jobs.predict.SweepComparison`),
-    square log-log with the diagonal; each method's sum ratio in the legend."""
+    square log-log with the diagonal; each method's sum ratio in the legend, its name,
+    colour and marker from :mod:`.method_looks` (as the page's)."""
     frame = found.iterations
-    names = ["predicted = measured"] + [f"{LABELS.get(a.method, a.method)} (sum ratio {a.aggregate:.3g})"
-                                        for a in found.agreements]
+    names = [DIAGONAL_LABEL] + [f"{method_look(a.method).label} (sum ratio {ratio_text(a.aggregate)})"
+                                for a in found.agreements]
     fig = style.figure(square=True, legend_rows=style.legend_rows(names))
     ax = fig.add_subplot()
     measured = frame["measured"].to_numpy(float)
     values = np.concatenate([measured] + [frame[a.method].to_numpy(float) for a in found.agreements])
     lo, hi = max(values[values > 0].min(), 1.0) / 1.5, values.max() * 1.5
-    ax.plot([lo, hi], [lo, hi], color="0.5", linestyle="--", linewidth=0.8, marker="", label=names[0])
-    for i, (a, name) in enumerate(zip(found.agreements, names[1:])):
-        shown = look(i)
-        ax.scatter(measured, frame[a.method].to_numpy(float), s=9, marker=shown["marker"], facecolors="none",
-                   edgecolors=shown["color"], linewidths=0.6, alpha=0.7, label=name)
+    ax.plot([lo, hi], [lo, hi], color=method_look("measured").colour, linestyle="--", linewidth=0.8, marker="",
+            label=names[0])
+    for a, name in zip(found.agreements, names[1:]):
+        shown = method_look(a.method)
+        ax.scatter(measured, frame[a.method].to_numpy(float), s=9, marker=shown.mpl_marker, facecolors="none",
+                   edgecolors=shown.colour, linewidths=0.6, alpha=0.7, label=name)
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), aspect="equal")
     _log_ticks(ax.xaxis)
     _log_ticks(ax.yaxis)
@@ -352,15 +354,17 @@ def predicted(found, label: str, style: Style) -> Figure:
     return fig
 
 
-def predicted_figures(data: ReportData, style: Style, store=None, on_skip=None) -> dict[str, Figure]:
-    """:func:`predicted` of each IDA* configuration that can be predicted here, through the
-    report's comparison (:func:`.prediction_section.comparisons`: at most its sample of
-    instances, tables and sampled distributions read from ``store``, never built);
-    ``on_skip(line)`` hears why each other one is not drawn."""
-    done, skipped = comparisons(data, store or open_store(None))
-    for line in skipped if on_skip else ():
+def predicted_figures(data: ReportData, style: Style, store=None, on_skip=None,
+                      predicted_here: Predictions | None = None) -> dict[str, Figure]:
+    """:func:`predicted` of each IDA* configuration that can be predicted here: ``predicted_here``
+    when the report computed them already, else the report's comparison
+    (:func:`.prediction_section.predictions`: at most its sample of instances, tables and
+    sampled distributions read from ``store``, never built); ``on_skip(line)`` hears why each
+    other one is not drawn."""
+    found = predictions(data, store) if predicted_here is None else predicted_here
+    for line in found.skipped if on_skip else ():
         on_skip(line)
-    return {f"predicted-vs-measured-{label}": predicted(found, label, style) for label, found in done}
+    return {f"predicted-vs-measured-{label}": predicted(compared, label, style) for label, compared in found.done}
 
 
 def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: str, ylabel: str) -> Figure:
@@ -383,11 +387,12 @@ VALUES = ("nodes_generated", "seconds")
 
 
 def build_figures(data: ReportData, style: Style, compare: bool = False, store=None,
-                  on_skip=None) -> dict[str, Figure]:
+                  on_skip=None, predicted_here: Predictions | None = None) -> dict[str, Figure]:
     """Every figure by file name (without extension); with ``compare`` (two sweeps, OLD NEW),
     the before/after figures of each configuration both ran too. ``store``: where the
     predictions read pattern databases and distributions (default ``$TILESWEEP_STORE`` or the
-    per-user cache); ``on_skip(line)``: why an IDA* configuration has no prediction figure."""
+    per-user cache); ``on_skip(line)``: why an IDA* configuration has no prediction figure;
+    ``predicted_here``: the predictions when already computed (the report's)."""
     figures = {f"coverage-{v}": coverage(data, v, style) for v in VALUES}
     for config in data.configs:
         base = baseline_of(data, config)
@@ -404,7 +409,7 @@ def build_figures(data: ReportData, style: Style, compare: bool = False, store=N
         figures[f"iterations-{key}"] = iterations(data, logs, key, style)
     if (data.rows["algorithm"] == "idastar").any():
         figures["f-layers"] = layers(data, style)
-        figures |= predicted_figures(data, style, store, on_skip)
+        figures |= predicted_figures(data, style, store, on_skip, predicted_here)
     return figures | (before_after_figures(data, style) if compare else {})
 
 
@@ -439,16 +444,19 @@ def check_format(fmt: str) -> None:
 
 
 def write_figures(data: ReportData, folder: str | Path, fmt: str = "pdf", style: Style = Style(),
-                  compare: bool = False, store=None, on_skip=None) -> list[Path]:
+                  compare: bool = False, store=None, on_skip=None, predicted_here: Predictions | None = None
+                  ) -> list[Path]:
     """Write every figure of ``data`` into ``folder`` as ``NAME.FMT`` (with ``compare``, the
-    before/after figures too; ``store``, ``on_skip``: :func:`build_figures`'s); return the paths."""
+    before/after figures too; ``store``, ``on_skip``, ``predicted_here``: :func:`build_figures`'s);
+    return the paths."""
     import matplotlib
 
     check_format(fmt)
     folder = Path(folder)
     written = []
     with matplotlib.rc_context(style.rc):
-        figures = build_figures(data, style, compare, store, on_skip)  # bad input refused before the folder is made
+        # bad input refused before the folder is made
+        figures = build_figures(data, style, compare, store, on_skip, predicted_here)
         folder.mkdir(parents=True, exist_ok=True)
         for name, fig in figures.items():
             path = folder / f"{file_name(name)}.{fmt}"

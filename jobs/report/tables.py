@@ -7,7 +7,9 @@ per-instance node ratios against the baseline with its 95 % interval and p-value
 (:mod:`..paired`); the best value of each column is marked (bold in LaTeX and Markdown;
 CSV keeps plain numbers). The *published* table has a row per run of a published board
 (Korf's 100, Korf & Felner's 50; ``board``: its number there): the published length and
-node count beside ours, and their differences.
+node count beside ours, and their differences. The *prediction* table is the report's
+(:mod:`.prediction_section`): per IDA* configuration and method, the ratios predicted /
+measured, each by the page's formatter (:func:`.method_looks.ratio_text`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from tilesweep.solver.errors import InvalidOptionError
 
 from ..published import COUNTED, published_table
 from .data import ReportData, common_items
+from .method_looks import ratio_text
 from .plotted import baseline_ratio
+from .prediction_section import RATIO_COLUMNS, agreement_table, predictions
 
 FORMATS = ("latex", "csv", "markdown")
 # column: (heading, the better direction: min, max, or None for no mark)
@@ -156,7 +160,7 @@ def latex_escape(text: str) -> str:
     return re.sub("[\\\\&%$#_{}~^–]", lambda m: LATEX_SPECIAL[m.group()], text)
 
 
-TEXT_COLUMNS = {"instance set", "configuration", "status", "source"}  # set flush left; numbers flush right
+TEXT_COLUMNS = {"instance set", "configuration", "status", "source", "method"}  # set flush left; numbers flush right
 
 
 def _latex(headings: list[str], rows: list[list[str]], caption: str, environment: str = "tabular") -> str:
@@ -168,11 +172,28 @@ def _latex(headings: list[str], rows: list[list[str]], caption: str, environment
     return "\n".join(lines + ["\\bottomrule", f"\\end{{{environment}}}"])
 
 
-TABLES = ("configurations", "published")
+TABLES = ("configurations", "published", "prediction")
+
+
+def prediction_table(data: ReportData, fmt: str) -> str:
+    """The report's prediction table in ``fmt``; CSV keeps the ratios' every digit."""
+    found = predictions(data)
+    if not found.done:
+        why = "; ".join(found.skipped) if found.has_idastar else "these sweeps ran no IDA*"
+        raise InvalidOptionError(f"no IDA* configuration here can be predicted ({why}); expected a sweep of IDA* "
+                                 "for --table prediction")
+    table = agreement_table(found.done)
+    if fmt == "csv":
+        return table.to_csv(index=False, float_format="%.15g").rstrip("\n")
+    cells = [[ratio_text(v) if column in RATIO_COLUMNS else v if isinstance(v, str) else _number(v)
+              for column, v in zip(table.columns, row, strict=True)] for row in table.itertuples(index=False)]
+    return render(list(table.columns), cells, fmt, "IDA* nodes predicted / measured per completed iteration")
 
 
 def table_text(data: ReportData, which: str, fmt: str) -> str:
-    """The ``configurations`` or ``published`` table in ``fmt`` (CSV: plain numbers, no marks)."""
+    """The ``configurations``, ``published`` or ``prediction`` table in ``fmt`` (CSV: plain numbers, no marks)."""
+    if which == "prediction":
+        return prediction_table(data, fmt)
     if which == "configurations":
         config = configuration_table(data)
         if fmt == "csv":
