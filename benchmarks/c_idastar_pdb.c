@@ -9,14 +9,15 @@
  * generation within the bound) and lookup rule: a child's moved group is read, and its
  * mirror group only when the regular sum does not already cut the child off.
  * "plain" reads each entry when it is needed; "prefetch" first issues the lookups of all
- * children of a node (and their mirrors when a table exceeds the caches), as tilesweep does
- * (solver/idastar.py's plan_children, solver/idastar_pdb.py's mirrors_early).
+ * children of a node (and their mirrors when a table exceeds the last-level cache, given as
+ * CACHE_BYTES), as tilesweep does (solver/idastar.py's plan_children, solver/idastar_pdb.py's
+ * mirrors_early).
  * Setup file (whitespace-separated, written by benchmarks/pdb_yardstick.py): size; automaton
  * states S (0: parent pruning) then S*4 transitions; goal_pos, refl_tile, refl_cell (N each);
  * reflect (0/1); groups G, then per group k, its k tiles and its table's path; boards M, then
  * N tiles each.
  * Build: gcc -O3 -march=native -o c_idastar_pdb c_idastar_pdb.c
- * Use:   ./c_idastar_pdb SETUP plain|prefetch   (one JSON line per board, then the total)
+ * Use:   ./c_idastar_pdb SETUP plain|prefetch [CACHE_BYTES]   (one JSON line per board, then the total)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,9 +29,9 @@
 
 #define MAXN 25
 #define MAXG 8
-#define CACHED_TABLE_BYTES (64L << 20)
 
 static int N, size, *fsm, use_fsm, reflect, early_mirrors, prefetching;
+static long cache_bytes = 64L << 20; /* the last-level cache (argument 3) */
 static int goal_pos[MAXN], refl_tile[MAXN], refl_cell[MAXN], nbr[MAXN][4];
 static int n_groups, group_k[MAXG], group_tiles[MAXG][MAXN], tile_group[MAXN];
 static const unsigned char *tables[MAXG];
@@ -88,7 +89,7 @@ static FILE *read_setup(const char *path) {
         char name[4096];
         if (fscanf(f, "%4095s", name) != 1) { fprintf(stderr, "setup: no table path\n"); exit(2); }
         tables[g] = map_npy(name, count);
-        if (reflect && count > CACHED_TABLE_BYTES) early_mirrors = 1;
+        if (reflect && count > cache_bytes) early_mirrors = 1;
     }
     return f;
 }
@@ -175,11 +176,12 @@ static int search(int blank, int d, int bound, int q, int last, const int *vals,
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 || (strcmp(argv[2], "plain") && strcmp(argv[2], "prefetch"))) {
-        fprintf(stderr, "usage: c_idastar_pdb SETUP plain|prefetch\n");
+    if (argc < 3 || argc > 4 || (strcmp(argv[2], "plain") && strcmp(argv[2], "prefetch"))) {
+        fprintf(stderr, "usage: c_idastar_pdb SETUP plain|prefetch [CACHE_BYTES]\n");
         return 2;
     }
     prefetching = !strcmp(argv[2], "prefetch");
+    if (argc == 4) cache_bytes = atol(argv[3]);
     FILE *f = read_setup(argv[1]);
     int dr[4] = {-1, 0, 0, 1}, dc[4] = {0, -1, 1, 0};
     for (int c = 0; c < N; c++)

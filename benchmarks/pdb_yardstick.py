@@ -46,6 +46,7 @@ from tilesweep.pdb_store import open_store, tables_for  # noqa: E402
 from tilesweep.solver import goal_tiles, parse_heuristic  # noqa: E402
 from tilesweep.solver.fsm import automaton, parse_pruning  # noqa: E402
 from tilesweep.solver.heuristics import kernel_heuristic  # noqa: E402
+from tilesweep.solver.idastar_pdb import last_level_cache_bytes  # noqa: E402
 from tilesweep.solver.kernels import goal_positions, near_goal  # noqa: E402
 from tilesweep.solver.limits import make_limits  # noqa: E402
 from tilesweep.solver.search import idastar_call  # noqa: E402
@@ -72,7 +73,8 @@ def setup_text(size, spec, H, fsm_table, store, goal, boards) -> str:
 
 def run_c(exe: Path, setup: Path, mode: str) -> tuple[list[tuple], float]:
     """Per instance (cost, generated, expanded) and the CPU seconds of one C run."""
-    out = subprocess.run([str(exe), str(setup), mode], check=True, capture_output=True, text=True).stdout
+    argv = [str(exe), str(setup), mode, str(last_level_cache_bytes())]  # mirrors planned early as tilesweep's
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     rows = [json.loads(line) for line in out.splitlines() if line]
     return [(r["cost"], r["nodes_generated"], r["nodes_expanded"]) for r in rows[:-1]], rows[-1]["cpu_seconds"]
 

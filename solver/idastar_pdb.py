@@ -8,7 +8,7 @@ child's h is one table read, and a second only when the regular sum does not alr
 the child off (:func:`solver.idastar.contour` explains why the counts stay those of the
 full lookup). The regular lookups of a node's children are issued together
 (:func:`solver.idastar.plan_children`), so their cache misses overlap; with tables larger
-than the caches the mirror lookups are too (:func:`mirrors_early`).
+than the last-level cache the mirror lookups are too (:func:`mirrors_early`).
 ``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set.
 
 With zero-aware tables (``H.zero_aware``, :mod:`solver.zeroaware`) an index also names the
@@ -18,6 +18,8 @@ region for every other group: a child still changes one group's value (and one m
 group's), read at the region of the child's blank.
 """
 
+from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -42,16 +44,38 @@ from .successors import (
 )
 from .zeroaware import KEY_RECORD, group_index, group_key, key_index
 
-# A table larger than this does not stay in the caches: its lookups go to memory.
-CACHED_TABLE_BYTES = 64 << 20
+#: The last-level cache assumed where the machine does not say (Linux's sysfs).
+DEFAULT_CACHE_BYTES = 64 << 20
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def cache_bytes(text: str) -> int:
+    """A sysfs cache size (``491520K``, ``32M``, ``1048576``) in bytes."""
+    text = text.strip()
+    return int(text[:-1]) * _UNITS[text[-1]] if text[-1:] in _UNITS else int(text)
+
+
+@lru_cache(maxsize=None)
+def last_level_cache_bytes() -> int:
+    """The largest CPU cache of this machine, :data:`DEFAULT_CACHE_BYTES` where sysfs has none."""
+    sizes = []
+    for path in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        try:
+            sizes.append(cache_bytes(path.read_text()))
+        except (OSError, ValueError, KeyError):
+            continue
+    return max(sizes, default=DEFAULT_CACHE_BYTES)
 
 
 def mirrors_early(H) -> bool:
     """Whether the mirror lookups are planned and prefetched with the regular ones: when a
-    table is larger than the caches, where waiting for memory costs more than computing
-    mirror indices that the lookup skip then leaves unused (measured on Korf's 100:
-    docs/benchmarks.md)."""
-    return bool(H.reflect) and max(table.nbytes for table in H.tables[:H.n_groups]) > CACHED_TABLE_BYTES
+    table is larger than the last-level cache, where waiting for memory costs more than
+    computing mirror indices that the lookup skip then leaves unused. Measured on a machine
+    with a 480 MiB cache: early for ``pdb:7-8+reflect`` (a 519 MB table: 1.12x the nodes per
+    second of late mirrors on Korf's 100), late for ``pdb:6-6-6-6+reflect`` (127.5 MB tables:
+    1.07x on Korf & Felner's #44, and 1.07-1.10x with the zero-aware tables):
+    docs/pdb-speed.md."""
+    return bool(H.reflect) and max(table.nbytes for table in H.tables[:H.n_groups]) > last_level_cache_bytes()
 
 
 class PdbSearch(NamedTuple):

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from tilesweep.pdb_store import open_store, tables_for
-from tilesweep.solver import goal_tiles, parse_heuristic
+from tilesweep.solver import goal_tiles, idastar_pdb, parse_heuristic
 from tilesweep.solver.fsm import automaton
 from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
-from tilesweep.solver.idastar_pdb import _idastar_pdb
+from tilesweep.solver.idastar_pdb import _idastar_pdb, cache_bytes, last_level_cache_bytes, mirrors_early
 from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
 from tilesweep.solver.search import idastar_call
@@ -74,3 +74,21 @@ def test_15_puzzle_walks(name, store):
     assert compare(4, goal, name, boards, store) == {SOLVED}
     assert compare(4, goal, name, boards, store, prune_depth=14) == {SOLVED}
     assert BUDGET_NODES in compare(4, goal, name, boards, store, budget=2000)
+
+
+def test_cache_sizes_read_as_sysfs_writes_them():
+    assert cache_bytes("491520K\n") == 480 << 20 and cache_bytes("32M") == 32 << 20 and cache_bytes("1024") == 1024
+    assert last_level_cache_bytes() > 0
+
+
+def test_mirrors_are_planned_early_when_a_table_outgrows_the_last_level_cache(store, monkeypatch):
+    goal = goal_tiles("blank-first", 3)
+    spec = parse_heuristic("pdb:4-4+reflect", 3, goal)
+    H = kernel_heuristic(spec, 3, goal, tables_for(spec, 3, goal, store))
+    biggest = max(table.nbytes for table in H.tables[:H.n_groups])
+    monkeypatch.setattr(idastar_pdb, "last_level_cache_bytes", lambda: biggest)
+    assert not mirrors_early(H)
+    monkeypatch.setattr(idastar_pdb, "last_level_cache_bytes", lambda: biggest - 1)
+    assert mirrors_early(H)
+    plain = parse_heuristic("pdb:4-4", 3, goal)
+    assert not mirrors_early(kernel_heuristic(plain, 3, goal, tables_for(plain, 3, goal, store)))
