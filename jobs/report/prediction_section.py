@@ -152,6 +152,7 @@ def prediction_section(found: Predictions) -> tuple[dict, dict]:
                 "sample": (f"{compared.predicted:,} of its {compared.solved:,} solved instances, a uniform random "
                            "sample (seed 0)" if compared.predicted < compared.solved else "")}
                for name, (config, compared) in zip(figures, found.done, strict=True)]
+    # the labels joined by "; ": one of them ("CDP, two steps") holds a comma
     return figures, {"has_idastar": found.has_idastar, "table": page_table(agreement_table(found.done)),
                      "configs": configs, "skipped": found.skipped, "limit": PREDICTED_INSTANCES,
-                     "methods": ", ".join(label(m) for m in METHODS if m != "cdp-eps")}  # cdp-eps: only when asked
+                     "methods": "; ".join(label(m) for m in METHODS if m != "cdp-eps")}  # cdp-eps: only when asked
