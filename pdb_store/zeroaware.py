@@ -155,15 +155,15 @@ def build_zero_aware_table(size: int, goal: tuple[int, ...], group: tuple[int, .
     return order_first(table, fact)
 
 
-def order_first(sets_first: np.ndarray, fact: int) -> np.ndarray:
+def order_first(table: np.ndarray, fact: int) -> np.ndarray:
     """The search's layout of a table built set by set: entry ``row * fact + order`` moved
     to ``order * rows + row``."""
-    return np.ascontiguousarray(sets_first.reshape(-1, fact).T).reshape(-1)
+    return np.ascontiguousarray(table.reshape(-1, fact).T).reshape(-1)
 
 
-def sets_first(order_first: np.ndarray, fact: int) -> np.ndarray:
+def sets_first(table: np.ndarray, fact: int) -> np.ndarray:
     """The inverse of :func:`order_first`: the build's layout, which the checks read."""
-    return np.ascontiguousarray(order_first.reshape(fact, -1).T).reshape(-1)
+    return np.ascontiguousarray(table.reshape(fact, -1).T).reshape(-1)
 
 
 @parallel_kernel
