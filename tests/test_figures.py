@@ -24,7 +24,7 @@ from tilesweep.jobs.predict import compare_sweep
 from tilesweep.jobs.report import plots, prediction_section
 from tilesweep.jobs.report.build import build_report
 from tilesweep.jobs.report.data import load
-from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
+from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures, log_ticks
 from tilesweep.jobs.report.method_looks import look, ratio_text
 from tilesweep.jobs.report.plotted import (
     coverage_curves,
@@ -163,6 +163,23 @@ def test_the_frame_check_fails_a_shrunken_frame(tmp_path):
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         fig.savefig(tmp_path / "broken.svg")
     assert any(p.startswith("frame ") for p in frame_problems(tmp_path / "broken.svg"))
+
+
+@pytest.mark.parametrize("low, high", [(3.6e-5, 7.4e-5), (1.47e-5, 7.36e-4), (6.8e-5, 1.36e-4), (2.15e-4, 4.3e-4),
+                                       (1.47e-4, 7.36e-3), (2e-6, 3e-2), (0.93, 1.4), (12, 7e4), (1.2e5, 3.3e9)])
+def test_x_tick_labels_keep_apart_over_any_range(tmp_path, low, high):
+    """The log axes' labels on a ratio scatter's narrow square, whatever range the timings
+    span (the seconds of a small sweep move with the machine's load)."""
+    style = Style("paper")
+    with matplotlib.rc_context(style.rc):
+        fig = style.figure(square=True, legend_rows=4)
+        ax = fig.add_subplot()
+        ax.scatter(np.geomspace(low, high, 20), np.geomspace(0.3, 3, 20))
+        ax.set(xscale="log", yscale="log", ylabel="idastar linear-conflict / idastar manhattan\n(ratio of seconds)")
+        log_ticks(ax.xaxis)
+        log_ticks(ax.yaxis)
+        fig.savefig(tmp_path / "ticks.svg")
+    assert frame_problems(tmp_path / "ticks.svg") == []
 
 
 def series_looks(fig: Figure) -> list[tuple]:

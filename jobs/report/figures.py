@@ -129,25 +129,57 @@ def compact(value: float, _position=None) -> str:
 class RoundLogLocator(Locator):
     """Log-axis ticks at round multiples of each power of ten, fewer the wider the range (as
     the page's, for a narrower axis): powers of ten alone over 1.5 decades, 1-2-5 over 0.6,
-    every multiple below 0.3; at least two ticks, linear ones when even that is too few."""
+    every multiple below 0.3; at least two ticks, linear ones when even that is too few. On a
+    drawn x axis the first set whose neighbouring labels keep apart is taken, coarser sets
+    before finer ones, else the least crowded (a narrow range of seconds, 4e-5 to 7e-5, gave
+    labels that touched on a 3.4-inch scatter)."""
 
     def __call__(self):
         return self.tick_values(*self.axis.get_view_interval())
 
     def tick_values(self, vmin, vmax):
         vmin, vmax = sorted((max(vmin, 1e-300), max(vmax, 1e-300)))
+        candidates = [(ticks, self._room(ticks, vmin, vmax)) for ticks in self._candidates(vmin, vmax)]
+        if not candidates:  # a range too narrow for two ticks inside it
+            return MaxNLocator(4).tick_values(vmin, vmax)
+        fitting = [ticks for ticks, room in candidates if room >= 0]
+        return fitting[0] if fitting else max(candidates, key=lambda c: c[1])[0]
+
+    @staticmethod
+    def _candidates(vmin, vmax):
+        """Tick sets of at least two ticks: the range's own choice, then coarser, then finer
+        round sets, then every second or fourth power of ten, then linear ticks."""
         span = np.log10(vmax / vmin)
         # a 3.4-inch axis holds labels a third of a decade apart over 1.5 decades at most (0.005 0.01 0.02
         # ran together over 2.3 decades of seconds on Korf's 100)
-        mantissas = [1] if span > 1.5 else [1, 2, 5] if span > 0.6 else [1, 2, 3, 5] if span > 0.3 else range(1, 10)
-        step = int(np.ceil(span / 8)) if span > 1.5 else 1
+        mantissa_sets = ([1], [1, 3], [1, 2, 5], [1, 2, 3, 5], range(1, 10))
+        first = 0 if span > 1.5 else 2 if span > 0.6 else 3 if span > 0.3 else 4
+        order = list(range(first, -1, -1)) + list(range(first + 1, len(mantissa_sets)))
         powers = range(int(np.floor(np.log10(vmin))), int(np.ceil(np.log10(vmax))) + 1)
-        ticks = [m * 10.0 ** e for e in powers if e % step == 0 for m in mantissas]
-        ticks = [t for t in ticks if vmin <= t <= vmax]
-        return np.array(ticks) if len(ticks) >= 2 else MaxNLocator(4).tick_values(vmin, vmax)
+        step = int(np.ceil(span / 8)) if span > 1.5 else 1
+        choices = [(mantissa_sets[i], step) for i in order] + [([1], step * 2), ([1], step * 4)]
+        sets = [np.array([m * 10.0 ** e for e in powers if e % s == 0 for m in mantissas]) for mantissas, s in choices]
+        sets += [MaxNLocator(bins).tick_values(vmin, vmax) for bins in (4, 3, 2)]
+        for ticks in sets:
+            ticks = ticks[(ticks >= vmin) & (ticks <= vmax)]
+            if len(ticks) >= 2:
+                yield ticks
+
+    def _room(self, ticks, vmin, vmax) -> float:
+        """The narrowest gap in points between neighbouring x labels (negative: they run
+        together), a character taken as half the type size wide, a label centred on its tick,
+        a space kept between; a y axis stacks its labels, which always fit."""
+        axis = self.axis
+        if axis is None or axis.axis_name != "x":
+            return 0.0
+        length = axis.axes.bbox.width * 72 / axis.figure.dpi  # points
+        size = axis.get_major_ticks(1)[0].label1.get_fontsize()
+        at = np.log10(ticks / vmin) / np.log10(vmax / vmin) * length
+        chars = np.array([len(compact(t)) for t in ticks])
+        return float(np.min(np.diff(at) - 0.5 * size * (chars[:-1] + chars[1:]) - size / 2))
 
 
-def _log_ticks(axis) -> None:
+def log_ticks(axis) -> None:
     """Major ticks at round values, labelled compactly; minor at 2..9 times powers of ten, unlabelled."""
     axis.set_major_locator(RoundLogLocator())
     axis.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
@@ -171,7 +203,7 @@ def coverage(data: ReportData, value: str, style: Style) -> Figure:
         ax.step(curve["x"], curve["share"], where="post", label=config, markevery=max(len(curve) // 6, 1),
                 **look(i))
     ax.set_xscale("log")
-    _log_ticks(ax.xaxis)
+    log_ticks(ax.xaxis)
     ax.set_ylim(0, 1.02)
     ax.set(xlabel=value_label(data, value), ylabel="share of runs solved")
     _legend(fig, ax)
@@ -208,8 +240,8 @@ def scatter(data: ReportData, config: str, base: str, value: str, style: Style, 
             ax.scatter(mine["x"], mine["y"], s=12, marker=marker, facecolors=colour if filled else "none",
                        edgecolors=colour, linewidths=0.7, label=f"{kind} ({len(mine):,})")
     ax.set(xscale="log", yscale="log", xlim=(lo, top), ylim=(lo, top), aspect="equal")
-    _log_ticks(ax.xaxis)
-    _log_ticks(ax.yaxis)
+    log_ticks(ax.xaxis)
+    log_ticks(ax.yaxis)
     label = value_label(data, value)
     ax.set(xlabel=f"{base}: {label}", ylabel=f"{config}: {label}")
     _legend(fig, ax)
@@ -236,8 +268,8 @@ def ratio_scatter(data: ReportData, config: str, base: str, value: str, style: S
     ax.scatter(points["x"], points["ratio"], s=10, marker="o", facecolors="none", edgecolors=PALETTE[0],
                linewidths=0.6, label=f"instances both solved ({len(points):,})")
     ax.set(xscale="log", yscale="log")
-    _log_ticks(ax.xaxis)
-    _log_ticks(ax.yaxis)
+    log_ticks(ax.xaxis)
+    log_ticks(ax.yaxis)
     label = value_label(data, value)
     ax.set(xlabel=f"{base}: {label}", ylabel=f"{quotient or f'{config} / {base}'}\n(ratio of {label})")
     _legend(fig, ax)
@@ -253,7 +285,7 @@ def ratio_distribution(data: ReportData, config: str, base: str, style: Style) -
             label=f"{config} / {base} (n = {len(curve):,})", **look(0))
     ax.axvline(1, color="0.5", linestyle="--", linewidth=0.8)
     ax.set_xscale("log")
-    _log_ticks(ax.xaxis)
+    log_ticks(ax.xaxis)
     ax.set(xlabel="nodes generated, ratio to the baseline", ylabel="share of instances both solved", ylim=(0, 1.02))
     _legend(fig, ax)
     return fig
@@ -277,7 +309,7 @@ def by_length(data: ReportData, style: Style) -> Figure:
         ax.plot(q["cost"], q["median"], label=label, **look(i))
         counts.plot(q["cost"], q["n"], **look(i))
     ax.set_yscale("log")
-    _log_ticks(ax.yaxis)
+    log_ticks(ax.yaxis)
     ax.set(ylabel="nodes generated\n(median, quartiles)")
     ax.tick_params(labelbottom=False)
     counts.set(xlabel="optimal solution length (moves)", ylabel="solved\nruns (n)")
@@ -347,8 +379,8 @@ def predicted(found, label: str, style: Style) -> Figure:
         ax.scatter(measured, frame[a.method].to_numpy(float), s=9, marker=shown.mpl_marker, facecolors="none",
                    edgecolors=shown.colour, linewidths=0.6, alpha=0.7, label=name)
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), aspect="equal")
-    _log_ticks(ax.xaxis)
-    _log_ticks(ax.yaxis)
+    log_ticks(ax.xaxis)
+    log_ticks(ax.yaxis)
     ax.set(xlabel=f"{label}: measured\n(nodes generated per completed iteration)", ylabel="predicted nodes generated")
     _legend(fig, ax)
     return fig
@@ -376,7 +408,7 @@ def _log_lines(data: ReportData, frame, x: str, y: str, style: Style, xlabel: st
         if len(rows):
             ax.plot(rows[x], rows[y], label=config, **look(i))
     ax.set_yscale("log")
-    _log_ticks(ax.yaxis)
+    log_ticks(ax.yaxis)
     ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))  # bounds and layers are whole moves
     ax.set(xlabel=xlabel, ylabel=ylabel)
     _legend(fig, ax)
