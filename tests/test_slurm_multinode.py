@@ -195,8 +195,10 @@ def _wait_for_parts(nodes: Nodes, name: str, sweep: subprocess.Popen, parts: int
         time.sleep(1)
 
 
-# Korf #1 with Manhattan: 276,361,933 nodes, seconds on the two nodes' four workers
-KORF_1 = 1
+# Korf #14 with Manhattan: 1,369,596,778 nodes (Korf's table), over three quarters of them in the
+# last of its ten iterations: seconds on the two nodes' four workers, which a cancel after the
+# eighth or ninth iteration cannot miss (Korf #1's last iterations ran out before an scancel)
+KORF_14 = 14
 COUNTS = ("status", "cost", "moves", "nodes_generated", "nodes_expanded", "iterations")
 SOLVE_SCRIPT = ROOT / "examples" / "slurm" / "checkpointed-solve.sbatch"
 STATE = ("import json, sys; from tilesweep.jobs.checkpoints import list_checkpoints; "
@@ -210,8 +212,9 @@ def test_a_checkpointed_parallel_solve_cancelled_twice_resumes_exactly(nodes, ko
     once mid-iteration and once an iteration later, submitted again each time: the last job's
     counts are the uninterrupted serial search's."""
     from tilesweep.solver import Board, solve
-    board = Board(korf100[KORF_1], 4)
+    board = Board(korf100[KORF_14], 4)
     serial = solve(board, "blank-first")
+    last_two = (len(serial.iterations) - 3, len(serial.iterations) - 2)  # completed iterations: the 8th or 9th under way
     run(["docker", "cp", str(SOLVE_SCRIPT), f"{nodes.container('slurmctld')}:/shared/solve.sbatch"])
     folder = "/shared/runs/korf1"
     submit = ["sbatch", "--parsable", "--nodes=2", "--ntasks-per-node=2", "--mem-per-cpu=1000", "--time=00:15:00",
@@ -234,15 +237,16 @@ def test_a_checkpointed_parallel_solve_cancelled_twice_resumes_exactly(nodes, ko
             time.sleep(0.2)
         pytest.fail(f"the solve never reached the state to cancel it in: {state()}")
 
-    first = cancel_when(lambda s: s["iterations"] >= 5 and 0 < s["done"] < s["chunks"])
+    first = cancel_when(lambda s: s["iterations"] in last_two and 0 < s["done"] < s["chunks"])
     assert first["status"] == -1 and 0 < first["done"] < first["chunks"]  # cancelled mid-iteration
     second = cancel_when(lambda s: s["resumes"] == 1 and s["iterations"] > first["iterations"])
     assert second["resumes"] == 1
+    assert state()["status"] == -1, "the second job finished the search before its cancel"
     job = nodes.exec("sbatch", "--wait", *submit[2:], check=False)
     log = nodes.exec("sh", "-c", "cat /shared/solve-*.log").stdout
     assert job.returncode == 0, log[-3000:]
     last = nodes.exec("sh", "-c", f"cat /shared/solve-{job.stdout.split()[-1]}.log").stdout
     row = json.loads(next(line for line in last.splitlines() if line.startswith("{")))  # beside the workers' logs
     assert [row[k] for k in COUNTS] == [getattr(serial, k) for k in COUNTS]
-    assert row["nodes_generated"] == 276_361_933
+    assert row["nodes_generated"] == 1_369_596_778
     assert state()["resumes"] == 2 and state()["status"] == 0
