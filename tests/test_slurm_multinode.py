@@ -214,9 +214,9 @@ def test_a_checkpointed_parallel_solve_cancelled_twice_resumes_exactly(nodes, ko
     from tilesweep.solver import Board, solve
     board = Board(korf100[KORF_14], 4)
     serial = solve(board, "blank-first")
-    last_two = (len(serial.iterations) - 3, len(serial.iterations) - 2)  # completed iterations: the 8th or 9th under way
+    last_two = (len(serial.iterations) - 3, len(serial.iterations) - 2)  # iterations completed: 8th or 9th under way
     run(["docker", "cp", str(SOLVE_SCRIPT), f"{nodes.container('slurmctld')}:/shared/solve.sbatch"])
-    folder = "/shared/runs/korf1"
+    folder = "/shared/runs/korf14"
     submit = ["sbatch", "--parsable", "--nodes=2", "--ntasks-per-node=2", "--mem-per-cpu=1000", "--time=00:15:00",
               "--chdir=/shared", "--output=/shared/solve-%j.log", "/shared/solve.sbatch", board.text(),
               "--goal", "blank-first", "--json", "--checkpoint", folder]
