@@ -40,6 +40,10 @@ from tilesweep.jobs.results import load_results
 from tilesweep.jobs.verify import read_spec
 from tilesweep.pdb_store import open_store
 
+# A report sweep and every figure in three formats: over a minute, the fast tier's largest
+# part; these checks run in the slow tier (CI), with the report and table tests beside them.
+pytestmark = pytest.mark.slow
+
 RUNNER = CliRunner()
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("coverage-nodes_generated", "coverage-seconds", "scatter-nodes_generated-idastar_pdb_4-4",

@@ -169,6 +169,7 @@ def test_deleting_the_lock_file_does_not_let_a_second_run_start(tmp_path):
         pass
 
 
+@pytest.mark.slow  # three sweeps run side by side: about 11 s
 def test_a_dashboard_is_shown_and_linked_only_on_loopback(tmp_path):
     names = ["loopback", *(f"foreign{i}" for i in range(len(FOREIGN_DASHBOARDS)))]
     runs = [start_run(new_sweep(tmp_path, name).folder, dashboard)

@@ -117,6 +117,7 @@ def swept(tmp_path_factory):
     return folder, out / "store"
 
 
+@pytest.mark.slow  # both criteria sampled from the 8-puzzle's states and trees: about 11 s
 def test_epsilon_adds_cdp_eps_and_says_how(swept):
     folder, store = swept
     runs = {}
