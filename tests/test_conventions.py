@@ -60,7 +60,7 @@ def test_course_astar_against_naive(goal_name, heuristic, h, count):
             ref["cost"], ref["expanded"], ref["generated"], ref["max_depth"]), tiles
 
 
-@counts(4, 200)
+@counts(4, 100)  # each naive BFS or DFS visits most of the 181,440 states in plain Python: ~0.45 s a board
 @pytest.mark.parametrize("algorithm", ("bfs", "dfs"))
 def test_course_queue_searches_against_naive(algorithm, count):
     goal = goal_tiles("blank-first", 3)
