@@ -24,7 +24,8 @@ from tilesweep.jobs.predict import compare_sweep
 from tilesweep.jobs.report import plots, prediction_section
 from tilesweep.jobs.report.build import build_report
 from tilesweep.jobs.report.data import load
-from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures, log_ticks
+from tilesweep.jobs.report.figures import PNG_DPI, Style, build_figures
+from tilesweep.jobs.report.log_axes import log_ticks
 from tilesweep.jobs.report.method_looks import look, ratio_text
 from tilesweep.jobs.report.plotted import (
     coverage_curves,
