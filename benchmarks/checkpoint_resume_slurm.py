@@ -2,13 +2,15 @@
 cluster in containers (docker-compose.slurm.yml, started by hand as docs/hpc.md shows).
 
     python benchmarks/checkpoint_resume_slurm.py --container PROJECT_slurmctld_1     # Korf #88, Manhattan
-    python benchmarks/checkpoint_resume_slurm.py --container PROJECT_slurmctld_1 --serial
+    python benchmarks/checkpoint_resume_slurm.py --container PROJECT_slurmctld_1 --serial --at 0.35 0.35
 
 Submits examples/slurm/checkpointed-solve.sbatch (two nodes, two tasks each: four workers)
 or, with ``--serial``, a one-task job running ``tilesweep solve --checkpoint`` without
 ``--parallel`` (its chunks one after another in the job's process),
 for the board once uninterrupted, then in a fresh folder cancels its job (scancel) at each
-of ``--at`` (fractions of the uninterrupted job's wall time) and submits it again each
+of ``--at`` (fractions of the uninterrupted job's wall time, counted from each job's own
+submission: a serial job restarts in seconds, so ``0.35 0.35`` stops it near 35 % and 70 %
+of the search, where the default's second cancel comes after the end) and submits it again each
 time until it finishes. Every job's counts must equal the uninterrupted one's. Per
 interruption it prints the search redone (the last record's write to the cancel) and the
 restart (submission to first record, less the uninterrupted job's); and the interrupted
