@@ -180,7 +180,7 @@ def line_contour(use_fsm: bool):
                 room += 1
                 continue
             p += np.uint64(1)
-            # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
+            # not shared: as helpers (inlined or not) these steps ran 2-6x slower (docs/kernel-contexts.md)
             nq = q
             if use_fsm:
                 nq = np.int64(fsm[q * 4 + move_of(code)])

@@ -77,7 +77,7 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             room += scale
             continue
         p += np.uint64(1)
-        # not shared: as inline kernels this step and the goal one ran 4-6x slower (docs/kernel-contexts.md)
+        # not shared: as helpers (inlined or not) these steps ran 2-6x slower (docs/kernel-contexts.md)
         nq = q
         if use_fsm:
             nq = np.int64(fsm[q * 4 + move_of(code)])

@@ -98,7 +98,7 @@ def contour_walk(ctx, bound, generated, expanded, check_at, limits, deadline):
             continue
         p += np.uint64(1)
         m = move_of(code)
-        # not shared: as inline kernels this step and the goal one ran 2-6x slower (docs/kernel-contexts.md)
+        # not shared: as helpers (inlined or not) these steps ran 2-6x slower (docs/kernel-contexts.md)
         nq = q
         if use_fsm:
             nq = np.int64(fsm[q * 4 + m])
