@@ -155,6 +155,7 @@ def test_listed_records_read_whole(tmp_path, korf100):
     assert found.state.status == 0 and found == read_checkpoint(path)
 
 
+@pytest.mark.slow
 def test_status_watch_follows_a_checkpointed_solve_until_it_finishes(tmp_path, korf100):
     """``status --watch`` on a ``solve --checkpoint`` folder refreshes while its solve is
     recorded running, and ends once the record says it finished."""

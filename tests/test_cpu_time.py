@@ -130,6 +130,7 @@ def test_summary_times_by_cpu_unless_told_and_says_which(sweep):
     assert bad.exit_code == 2 and "clock 'sundial' is not known; expected cpu or wall" in bad.stderr
 
 
+@pytest.mark.slow
 def test_compare_and_report_name_their_clock(sweep, tmp_path):
     found = json.loads(invoke("compare", str(sweep.folder), str(sweep.folder), "--format", "json").stdout)
     assert {c["clock"] for c in found["configurations"]} == {"cpu"}

@@ -52,6 +52,7 @@ SKIPS = [  # (pattern in the command, why it cannot run here)
 ]
 SLOW = [  # (pattern in the command, why it runs in the slow tier only)
     (r"^tilesweep report \S+ \S+ --compare", "draws a before/after report: seconds of plotting"),
+    (r"^tilesweep report \S+\s*(#.*)?$", "writes a whole report, as tests/test_report.py does in the fast tier"),
     (r"--figures\b|^tilesweep figures\b", "draws every figure as a file: seconds of plotting"),
     (r"^tilesweep predict\b", "samples a heuristic's distributions: every 8-puzzle state or a million 15-puzzles"),
 ]

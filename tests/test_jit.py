@@ -110,6 +110,7 @@ def test_a_cached_kernel_compiles_afresh_after_a_change_to_what_it_calls_only(tm
     assert run() == "loaded 150"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damaged", ["nbi", "nbc"])
 def test_a_damaged_cache_file_is_compiled_again_with_one_warning(tmp_path, damaged):
     """A kernel of the package's decorator in a module of its own, cached in a folder of its

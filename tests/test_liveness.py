@@ -26,6 +26,8 @@ from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import prepare
 from webui_server import ARTIFACTS, Server, request
 
+pytestmark = pytest.mark.slow  # real sweep clients, pids and signals: about 3.5 s a test
+
 SPEC = dict(size=3, count=12, seed=7, algorithms=("astar",), heuristics=("manhattan",), chunk_size=4)
 LOOPBACK_DASHBOARD = "http://127.0.0.1:8787/status"
 FOREIGN_DASHBOARDS = ["javascript:alert(document.domain)", "http://attacker.example:8787/status",

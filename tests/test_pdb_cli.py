@@ -16,6 +16,8 @@ from tilesweep.cli import app
 from tilesweep.solver.heuristics import PARTITIONS
 from tilesweep.solver.ranking import placement_count, unrank_placement
 
+pytestmark = pytest.mark.slow  # its fixture builds pattern databases through the CLI
+
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["pdb_3x3_blank-first_1-2-3-4.npy", "pdb_3x3_blank-first_5-6-7-8.npy"]
 runner = CliRunner()

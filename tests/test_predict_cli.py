@@ -14,6 +14,8 @@ from tilesweep.jobs.predict import iterations_of
 from tilesweep.jobs.results import load_results
 from tilesweep.pdb_store import open_store
 
+pytestmark = pytest.mark.slow  # samples distributions and sweeps to compare them: about 2 s a test
+
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):

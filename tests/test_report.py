@@ -145,6 +145,7 @@ def test_the_main_table_carries_the_paired_node_ratio_against_the_baseline(swept
         assert 0 <= number(line["node_ratio_p"]) <= 1
 
 
+@pytest.mark.slow
 def test_plugin_rows_show_their_name_and_heuristic_version(tmp_path):
     from sweeps_local import local_sweep
     from tilesweep.solver.plugins import source_sha256
@@ -187,6 +188,7 @@ def test_instance_data_carries_every_row_with_tiles_and_moves(swept):
     assert data["goals"] == {"3|blank-last": [1, 2, 3, 4, 5, 6, 7, 8, 0]} and set(columns["goal"]) == {"3|blank-last"}
 
 
+@pytest.mark.slow
 def test_large_sweeps_are_thinned_and_say_so(swept, monkeypatch, tmp_path):
     folder, _, _ = swept
     monkeypatch.setattr(plots, "MAX_POINTS", 25)

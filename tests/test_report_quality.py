@@ -104,6 +104,7 @@ def test_the_section_in_chromium(swept, tmp_path):
         section.screenshot(str(ARTIFACTS / "report-quality.png"))
 
 
+@pytest.mark.slow
 def test_the_static_figure_draws_the_same_layers(swept):
     from tilesweep.jobs.report.figures import Style, build_figures
 

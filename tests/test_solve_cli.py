@@ -73,6 +73,7 @@ def test_trace_prints_iteration_table():
     assert bounds == [4, 6, 8, 10, 12, 14, 16]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0", "1 3 2 4 5 6 7 8 0"])
 def test_unsolvable_exits_zero(text):
     p = run_cli("solve", text, "--json") if text.startswith("1 3") else None
@@ -201,6 +202,7 @@ def test_bad_input_subprocess(args, quoted):
     assert quoted in p.stderr and "Traceback" not in p.stderr + p.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", [["-m", "tilesweep"], [str(ROOT / "cli.py")]],
                          ids=["python -m tilesweep", "python cli.py"])
 def test_every_way_to_start_the_program(program, tmp_path):

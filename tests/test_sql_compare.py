@@ -109,6 +109,7 @@ def test_compare_two_sweeps_of_the_same_spec_finds_no_difference(sweeps):
         assert row["ci_low"] <= row["time_ratio"] <= row["ci_high"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("changes, shared", [
     (dict(seed=4), "share no instance"),
     (dict(heuristics=("misplaced",)), "share 40 instance(s) but no configuration (algorithm, heuristic, pruning)"),

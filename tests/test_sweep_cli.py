@@ -123,6 +123,7 @@ def test_the_worker_column_is_host_and_pid(local):
     assert set(pd.read_parquet(local / "results")["worker"]) == {f"{socket.gethostname()}:{os.getpid()}"}
 
 
+@pytest.mark.slow
 def test_summary_and_query_commands(local):
     folder = local
     rows = json.loads(RUNNER.invoke(app, ["summary", str(folder), "--baseline", "manhattan",

@@ -14,6 +14,8 @@ from tilesweep.jobs.quality import distances_of
 from tilesweep.jobs.spec import build_spec
 from tilesweep.pdb_store import open_store
 
+pytestmark = pytest.mark.slow  # forecasts from sampled distributions: about 2 s a test
+
 
 def run_tilesweep(*args):
     return subprocess.run([*CLI, *args], capture_output=True, text=True)

@@ -18,6 +18,8 @@ from tilesweep.jobs.report.prediction_section import COUNT_COLUMNS, RATIO_COLUMN
 from tilesweep.jobs.results import load_results
 from tilesweep.jobs.summary import summarize
 
+pytestmark = pytest.mark.slow  # its fixture sweeps Korf's boards under a budget (10 s)
+
 RUNNER = CliRunner()
 
 

@@ -216,6 +216,7 @@ def test_bad_solve_request_gets_one_line(server, body, expected):
     assert not any("Traceback" in line for line in server.stderr), "".join(server.stderr)
 
 
+@pytest.mark.slow
 def test_solve_under_other_conventions(server):
     """The page's solve counts as ``solve --conventions`` does (the course's A* table)."""
     course = {"tiles": "7 6 2 8 5 3 0 1 4", "goal": "blank-first", "algorithm": "astar", "heuristic": "euclidean"}
@@ -609,6 +610,7 @@ def test_ui_port_in_use_is_one_line(tmp_path):
     assert result.stderr.startswith(f"error: cannot serve on 127.0.0.1:{port}")
 
 
+@pytest.mark.slow
 def test_ui_warns_when_bound_beyond_loopback(tmp_path):
     srv = Server(tmp_path / "sweeps", tmp_path / "store", "--host", "0.0.0.0")
     try:
