@@ -10,6 +10,11 @@ the last level are CDP's expectation), against KRE's prediction for the state's 
 and CDP's (one step, from the start state alone). Prints the means (the measured one with
 its standard error: the mean is carried by the few starts of low h, so it needs many) and
 the ratio of the means per threshold, and the machine line.
+
+``--by-distance`` (8-puzzle: true distances from a BFS of every state) sets beside it the
+sample IDA*'s own completed iterations are: the starts whose true distance exceeds d (an
+iteration IDA* finishes without a solution), those that do not, and, among the former, the
+ratio by the gap d - h(start) (the iteration's number, counted from 0, times 2).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tilesweep.jobs.predict import _tables, h_of, make_model  # noqa: E402
+from tilesweep.jobs.quality import distances_of  # noqa: E402
 from tilesweep.jobs.runrecord import machine_line  # noqa: E402
 from tilesweep.pdb_store import open_store  # noqa: E402
 from tilesweep.solver.board import goal_tiles  # noqa: E402
@@ -43,7 +49,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--bounds", default="30,32,34,36,38,40")
     parser.add_argument("--store", default=None)
+    parser.add_argument("--by-distance", action="store_true", help="split by the starts' true distance (--size 3)")
     args = parser.parse_args()
+    if args.by_distance and args.size != 3:
+        parser.error(f"--by-distance needs the 8-puzzle's true distances; got --size {args.size}, expected 3")
     goal = goal_tiles(args.goal, args.size)
     bounds = [int(b) for b in args.bounds.split(",")]
     store = open_store(args.store)
@@ -51,12 +60,13 @@ def main() -> None:
     one, two, _ = model.conditionals
     starts = random_states(args.size, goal, args.count, args.seed)
     measured, kre_p, cdp_p = (np.zeros((args.count, len(bounds))) for _ in range(3))
+    h0s = np.zeros(args.count, dtype=np.int64)
     began = time.perf_counter()
     for i, tiles in enumerate(starts.tolist()):
         t = tree(args.size, tiles.index(0), model.pruning)
         kre_p[i] = kre(t, model.dist.cells, bounds)[0]
         cdp_p[i] = cdp(t, tiles, args.size, model.H, one, two, False, model.dist.spread, bounds)
-        h0 = int(h_of(model, starts[i:i + 1])[0])
+        h0 = h0s[i] = int(h_of(model, starts[i:i + 1])[0])
         for j, d in enumerate(bounds):  # a start above the threshold generates itself only
             measured[i, j] = 1 if h0 > d else cdp(t, tiles, args.size, model.H, one, two, False, model.dist.spread,
                                                   [d], depth=d)[0]
@@ -68,7 +78,31 @@ def main() -> None:
         m, k, c = measured[:, j].mean(), kre_p[:, j].mean(), cdp_p[:, j].mean()
         error = measured[:, j].std(ddof=1) / np.sqrt(args.count)
         print(f"| {d} | {m:,.1f} ({error:,.1f}) | {k:,.1f} | {k / m:.3f} | {c:,.1f} | {c / m:.3f} |")
+    if args.by_distance:
+        by_distance(bounds, measured, cdp_p, h0s, distances_of(starts, args.size, goal))
     print(machine_line())
+
+
+def by_distance(bounds, measured, cdp_p, h0s, hstar) -> None:
+    """CDP / measured (sums over the starts, each with h at most the threshold d) for all
+    starts, for those of true distance above d (IDA*'s completed iterations) and the rest;
+    then among the former by the gap d - h(start)."""
+    def ratio(j, mask):
+        mask = mask & (h0s <= bounds[j])
+        return f"{cdp_p[mask, j].sum() / measured[mask, j].sum():.3f} ({mask.sum()})" if mask.any() else "-"
+
+    print("\n| threshold d | CDP / measured: all starts (n) | true distance > d | true distance <= d |")
+    print("|---|---|---|---|")
+    for j, d in enumerate(bounds):
+        print(f"| {d} | {ratio(j, hstar >= 0)} | {ratio(j, hstar > d)} | {ratio(j, hstar <= d)} |")
+    print("\n| d - h(start) | CDP / measured, true distance > d (start-threshold pairs) |")
+    print("|---|---|")
+    for gap in range(0, max(bounds) + 1, 2):
+        pairs = [(j, (h0s <= d) & (hstar > d) & (d - h0s == gap)) for j, d in enumerate(bounds)]
+        n = sum(int(m.sum()) for _, m in pairs)
+        if n:
+            predicted = sum(cdp_p[m, j].sum() for j, m in pairs)
+            print(f"| {gap} | {predicted / sum(measured[m, j].sum() for j, m in pairs):.3f} ({n}) |")
 
 
 if __name__ == "__main__":
