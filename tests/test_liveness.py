@@ -26,7 +26,7 @@ from tilesweep.jobs.spec import build_spec
 from tilesweep.jobs.sweep import prepare
 from webui_server import ARTIFACTS, Server, request
 
-pytestmark = pytest.mark.slow  # real sweep clients, pids and signals: about 3.5 s a test
+pytestmark = pytest.mark.slow  # real sweep clients, pids and signals: 2-12 s a test
 
 SPEC = dict(size=3, count=12, seed=7, algorithms=("astar",), heuristics=("manhattan",), chunk_size=4)
 LOOPBACK_DASHBOARD = "http://127.0.0.1:8787/status"
@@ -171,7 +171,6 @@ def test_deleting_the_lock_file_does_not_let_a_second_run_start(tmp_path):
         pass
 
 
-@pytest.mark.slow  # three sweeps run side by side: about 11 s
 def test_a_dashboard_is_shown_and_linked_only_on_loopback(tmp_path):
     names = ["loopback", *(f"foreign{i}" for i in range(len(FOREIGN_DASHBOARDS)))]
     runs = [start_run(new_sweep(tmp_path, name).folder, dashboard)
