@@ -87,23 +87,24 @@ def by_distance(bounds, measured, cdp_p, h0s, hstar) -> None:
     """CDP / measured (sums over the starts, each with h at most the threshold d) for all
     starts, for those of true distance above d (IDA*'s completed iterations) and the rest;
     then among the former by the gap d - h(start)."""
-    def ratio(j, mask):
-        mask = mask & (h0s <= bounds[j])
-        return f"{cdp_p[mask, j].sum() / measured[mask, j].sum():.3f} ({mask.sum()})" if mask.any() else "-"
+    def ratio(masks):
+        """The ratio of the sums over every (threshold index, starts) pair, and their count."""
+        n = sum(int(mask.sum()) for _, mask in masks)
+        predicted = sum(cdp_p[mask, j].sum() for j, mask in masks)
+        return f"{predicted / sum(measured[mask, j].sum() for j, mask in masks):.3f} ({n})" if n else None
 
     print("\n| threshold d | CDP / measured: all starts (n) | true distance > d | true distance <= d |")
     print("|---|---|---|---|")
     for j, d in enumerate(bounds):
-        print(f"| {d} | {ratio(j, hstar >= 0)} | {ratio(j, hstar > d)} | {ratio(j, hstar <= d)} |")
+        within = h0s <= d
+        cells = [ratio([(j, within & split)]) or "-" for split in (hstar >= 0, hstar > d, hstar <= d)]
+        print(f"| {d} | {' | '.join(cells)} |")
     print("\n| d - h(start) | CDP / measured, true distance > d (start-threshold pairs) |")
     print("|---|---|")
     for gap in range(0, max(bounds) + 1, 2):
-        pairs = [(j, (h0s <= d) & (hstar > d) & (d - h0s == gap)) for j, d in enumerate(bounds)]
-        n = sum(int(m.sum()) for _, m in pairs)
-        if n:
-            predicted = sum(cdp_p[m, j].sum() for j, m in pairs)
-            print(f"| {gap} | {predicted / sum(measured[m, j].sum() for j, m in pairs):.3f} ({n}) |")
-
+        cell = ratio([(j, (h0s <= d) & (hstar > d) & (d - h0s == gap)) for j, d in enumerate(bounds)])
+        if cell:
+            print(f"| {gap} | {cell} |")
 
 if __name__ == "__main__":
     main()
