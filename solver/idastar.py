@@ -23,9 +23,9 @@ contour itself. The search's start (:func:`search_start`) is therefore a kernel 
 
 The other IDA* kernels, each for one heuristic family, are in :mod:`solver.idastar_tiles`
 (the per-tile heuristics: the benchmark's hot loop), :mod:`solver.idastar_lines`,
-:mod:`solver.idastar_pdb`, :mod:`solver.idastar_walk`, :mod:`solver.idastar_pdb_walk` and
-:mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs the per-tile and general contours
-below the roots of a split search.
+:mod:`solver.idastar_pdb` (pattern databases, alone or with walking distance),
+:mod:`solver.idastar_walk` and :mod:`solver.idastar_plugin`; :mod:`solver.subtrees` runs
+the per-tile, PDB and general contours below the roots of a split search.
 """
 
 from typing import NamedTuple

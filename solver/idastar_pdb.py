@@ -1,4 +1,5 @@
-"""IDA* with additive pattern databases alone (``pdb:<partition>[+reflect]``).
+"""IDA* with additive pattern databases (``pdb:<partition>[+reflect]``), alone or in a max with
+walking distance (``max(pdb:...,walking-distance)``).
 
 The same search as :func:`solver.idastar._idastar` (successor lists, the goal test at
 generation within the bound, the root counted once, the mirror lookup only when it can
@@ -16,6 +17,15 @@ blank's region among the cells the group leaves free. A move of a tile of group 
 blank on a cell next to its old one that no other group holds, so the blank stays in its
 region for every other group: a child still changes one group's value (and one mirrored
 group's), read at the region of the child's blank.
+
+With walking distance beside the database (:func:`_idastar_pdb_walk`) the search also keeps
+the two walking-distance axis patterns per depth (:mod:`solver.walking`). A move changes one
+axis pattern, so a child's walking distance is one read of a link table, made first; the
+regular table is read only when it can decide, that is unless the walking distance already
+cuts the child off with an f no smaller than the least f above the bound met so far (the
+larger h could neither keep the child nor lower the next bound), and the mirror under the
+same rule after it: the counts stay those of the general kernel, which reads all three
+under that rule.
 """
 
 from functools import lru_cache
@@ -25,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND, deepening, outputs
-from .hstate import group_rank, slide
+from .hstate import WD_MASK, group_rank, slide
 from .idastar import RANKS_LEN, RANKS_STRIDE, plan_children
 from .jit import inline_kernel, kernel
 from .limits import limit_hit, next_check
@@ -42,6 +52,7 @@ from .successors import (
     target_of,
     write_path,
 )
+from .walking import WD_BITS
 from .zeroaware import KEY_RECORD, group_index, group_key, key_index
 
 #: The last-level cache assumed where the machine does not say (Linux's sysfs).
@@ -102,6 +113,16 @@ class PdbSearch(NamedTuple):
     g0: int               # the depth of the node the contour starts at (a split search's root; 0: the start)
     last: int             # the move that made it (-1: none)
     q0: int               # its automaton state
+
+
+class PdbWalkSearch(NamedTuple):
+    """What the contour with walking distance takes: a PDB search's context and walking distance's."""
+
+    pdb: PdbSearch
+    step: np.ndarray  # int64[N * 4] as :func:`solver.idastar_walk._idastar_walk` takes it
+    row: np.uint64    # a link table's row length (2n)
+    wv: np.ndarray    # int64[MAX_DEPTH + 1] each depth's vertical ...
+    wh: np.ndarray    # ... and horizontal axis pattern
 
 
 @inline_kernel
@@ -177,59 +198,84 @@ def _zero_aware_arrays(H):
 
 
 @inline_kernel
-def _no_arrays(H):
-    """Scalars in their place, for the plain tables (nothing to count references of)."""
+def _no_arrays(ctx):
+    """Scalars in the place of four arrays a kernel does not read (nothing to count references of)."""
     return 0, 0, 0, 0
 
 
-def pdb_contour(zero_aware: bool):
-    """The contour kernel for tables of one kind: placement-indexed, or zero-aware.
+@inline_kernel
+def _walk_arrays(ctx):
+    """What walking distance reads besides ``H``'s link tables (``ctx``: a :class:`PdbWalkSearch`)."""
+    return ctx.step, ctx.row, ctx.wv, ctx.wh
 
-    The kind's lookups are picked here, before numba compiles anything, so the plain
-    tables' kernel holds no trace of the zero-aware ones (no flag tested per node, no
-    extra arrays live across the loop): a flag read at run time made it 2.5-5x slower.
+
+@inline_kernel
+def _pdb_of(ctx):
+    """A :class:`PdbWalkSearch`'s database search."""
+    return ctx.pdb
+
+
+@inline_kernel
+def _itself(search):
+    """A :class:`PdbSearch`, as :func:`_pdb_of` gives it."""
+    return search
+
+
+def pdb_contour(zero_aware: bool, walk: bool = False):
+    """The contour kernel for tables of one kind (placement-indexed, or zero-aware), alone or
+    with walking distance beside them (``walk``: the max of one database and walking distance).
+
+    The kind's lookups and the walking distance are picked here, before numba compiles
+    anything, so each kernel holds no trace of the others (no flag tested per node, no extra
+    arrays live across the loop): a flag read at run time made it 2.5-5x slower.
     """
     plan = _plan_zero_aware if zero_aware else _plan_placements
     mirror_index = group_index if zero_aware else _placement_rank
     extra_arrays = _zero_aware_arrays if zero_aware else _no_arrays
+    search_of = _pdb_of if walk else _itself
+    walk_arrays = _walk_arrays if walk else _no_arrays
 
     @inline_kernel
     def contour(ctx, bound, generated, expanded, check_at, limits, deadline):
-        """One depth-first contour below the node at depth ``ctx.g0``, as
+        """One depth-first contour below the node at depth ``g0``, as
         :func:`solver.idastar.contour`, in the form :func:`solver.deepening.deepening`
         takes; ``ctx`` is a :class:`PdbSearch` (:func:`pdb_start`, or :func:`pdb_root` for a
-        split search's root)."""
-        tiles = ctx.tiles
-        pos = ctx.pos
-        goal_pos = ctx.goal_pos
-        lists = ctx.lists
-        n_groups = ctx.H.n_groups
-        tile_group = ctx.H.tile_group
-        group_tiles = ctx.H.group_tiles
-        group_k = ctx.H.group_k
-        reflect = ctx.H.reflect
-        refl_tile = ctx.H.refl_tile
-        refl_cell = ctx.H.refl_cell
-        addr = ctx.addr
-        early_mirrors = ctx.early_mirrors
-        vals = ctx.vals
-        rvals = ctx.rvals
-        sums = ctx.sums
-        rsums = ctx.rsums
-        ranks = ctx.ranks
-        rranks = ctx.rranks
-        st_pos = ctx.st_pos
-        st_q = ctx.st_q
-        path = ctx.path
-        fsm = ctx.fsm
-        use_fsm = ctx.use_fsm
-        g0 = ctx.g0
-        za_records, za_first, za_regions, za_binom = extra_arrays(ctx.H)
+        split search's root), or with ``walk`` a :class:`PdbWalkSearch`."""
+        search = search_of(ctx)
+        tiles = search.tiles
+        pos = search.pos
+        goal_pos = search.goal_pos
+        lists = search.lists
+        n_groups = search.H.n_groups
+        tile_group = search.H.tile_group
+        group_tiles = search.H.group_tiles
+        group_k = search.H.group_k
+        reflect = search.H.reflect
+        refl_tile = search.H.refl_tile
+        refl_cell = search.H.refl_cell
+        wd_link_v = search.H.wd_link_v
+        wd_link_h = search.H.wd_link_h
+        addr = search.addr
+        early_mirrors = search.early_mirrors
+        vals = search.vals
+        rvals = search.rvals
+        sums = search.sums
+        rsums = search.rsums
+        ranks = search.ranks
+        rranks = search.rranks
+        st_pos = search.st_pos
+        st_q = search.st_q
+        path = search.path
+        fsm = search.fsm
+        use_fsm = search.use_fsm
+        g0 = search.g0
+        za_records, za_first, za_regions, za_binom = extra_arrays(search.H)
+        step, row, wv, wh = walk_arrays(ctx)
         next_bound = np.int64(NO_BOUND)
         d = 0
         b = pos[0]
-        q = ctx.q0
-        p = list_start(b, ctx.last)
+        q = search.q0
+        p = list_start(b, search.last)
         plan(lists, p, tiles, pos, b, tile_group, group_tiles, group_k, addr, refl_tile, refl_cell, ranks, 0, False,
              za_records, za_first, za_regions, za_binom)
         if early_mirrors:
@@ -265,15 +311,30 @@ def pdb_contour(zero_aware: bool):
             du = np.uint64(d)
             tgt = np.int64(target_of(code))
             t = np.uint64(tiles[np.uint64(tgt)])
-            slide(tiles, pos, b, tgt)
-            g = tile_group[t]
-            h = sums[du]
-            v = np.int64(0)
-            if g >= 0:
-                v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
-                h += v - vals[du, np.uint64(g)]
-            hc = h
+            hc = np.int64(0)
+            if walk:  # one link-table read; the board moves only for a child kept
+                m = move_of(code)
+                v2, h2 = wv[du], wh[du]
+                k = np.uint64(step[t * np.uint64(4) + np.uint64(m)])
+                if m == 0 or m == 3:  # U or D: the tile changes row
+                    v2 = np.int64(wd_link_v[np.uint64(v2 >> WD_BITS) * row + k])
+                else:
+                    h2 = np.int64(wd_link_h[np.uint64(h2 >> WD_BITS) * row + k])
+                hc = (v2 & WD_MASK) + (h2 & WD_MASK)
+            else:
+                slide(tiles, pos, b, tgt)
             f = g0 + d + 1 + hc
+            g, v, h = -1, np.int64(0), sums[du]
+            # walking distance leaves the table to decide unless it cut the child off with an
+            # f no smaller than the least f above the bound met so far
+            if not walk or f <= bound or f < next_bound:
+                g = tile_group[t]
+                if g >= 0:
+                    v = byte_at(addr[np.uint64(g)], ranks[np.uint64(at)])
+                    h += v - vals[du, np.uint64(g)]
+                if not walk or h > hc:
+                    hc = h
+                    f = g0 + d + 1 + hc
             g2, w, rh = -1, np.int64(0), np.int64(0)
             if reflect and (f <= bound or f < next_bound):
                 g2 = tile_group[np.uint64(refl_tile[t])]
@@ -282,8 +343,12 @@ def pdb_contour(zero_aware: bool):
                     if early_mirrors:
                         r = rranks[np.uint64(at)]
                     else:  # the child's blank is on tgt
+                        if walk:
+                            pos[t] = b  # the child's placement of the moved tile, on the board not moved
                         r = mirror_index(pos, g2, tgt, group_tiles, group_k, refl_tile, refl_cell, True, za_records,
                                          za_first, za_regions, za_binom)
+                        if walk:
+                            pos[t] = tgt
                     w = byte_at(addr[np.uint64(g2)], r)
                     rh += w - rvals[du, np.uint64(g2)]
                 if rh > hc:
@@ -292,16 +357,22 @@ def pdb_contour(zero_aware: bool):
             if f > bound:
                 if f < next_bound:
                     next_bound = f
-                slide(tiles, pos, tgt, b)
+                if not walk:
+                    slide(tiles, pos, tgt, b)
                 continue
-            for k in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
-                vals[du + np.uint64(1), np.uint64(k)] = vals[du, np.uint64(k)]
+            if walk:
+                slide(tiles, pos, b, tgt)
+                wv[du + np.uint64(1)] = v2
+                wh[du + np.uint64(1)] = h2
+            # a kept child had every lookup made: f <= bound let each through
+            for j in range(n_groups):  # a loop, not a slice copy: slices cost reference counts per node
+                vals[du + np.uint64(1), np.uint64(j)] = vals[du, np.uint64(j)]
             sums[du + np.uint64(1)] = h
             if g >= 0:
                 vals[du + np.uint64(1), np.uint64(g)] = v
             if reflect:
-                for k in range(n_groups):
-                    rvals[du + np.uint64(1), np.uint64(k)] = rvals[du, np.uint64(k)]
+                for j in range(n_groups):
+                    rvals[du + np.uint64(1), np.uint64(j)] = rvals[du, np.uint64(j)]
                 rsums[du + np.uint64(1)] = rh
                 if g2 >= 0:
                     rvals[du + np.uint64(1), np.uint64(g2)] = w
@@ -324,14 +395,15 @@ def pdb_contour(zero_aware: bool):
                      d * RANKS_STRIDE, True, za_records, za_first, za_regions, za_binom)
         return RUNNING, generated, expanded, next_bound, 0, check_at
 
-
     return contour
 
 
 _contour = pdb_contour(False)
 _contour_zero_aware = pdb_contour(True)
+_contour_walk = pdb_contour(False, walk=True)
 _deepen = deepening(_contour)
 _deepen_zero_aware = deepening(_contour_zero_aware)
+_deepen_walk = deepening(_contour_walk)
 
 
 @kernel
@@ -349,6 +421,21 @@ def _idastar_pdb_zero_aware(tiles8, goal_pos, nbr, H, limits, fsm, use_fsm, earl
     """:func:`_idastar_pdb` for zero-aware tables (``H.zero_aware``)."""
     ctx, h0, bounds, iter_nodes = pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors)
     return _deepen_zero_aware(ctx, h0, limits, ctx.path, bounds, iter_nodes)
+
+
+@kernel
+def _idastar_pdb_walk(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, early_mirrors, step, v0, h0):
+    """IDA* with h = max(PDB sum (and its mirror with ``+reflect``), walking distance), with
+    parent or automaton pruning; arguments as :func:`_idastar_pdb`, and ``size``, ``step``,
+    ``v0``, ``h0`` as :func:`solver.idastar_walk._idastar_walk` takes them (the link tables
+    are ``H``'s); returns as :func:`solver.idastar._idastar`."""
+    pdb, h, bounds, iter_nodes = pdb_start(tiles8, goal_pos, nbr, H, fsm, use_fsm, early_mirrors)
+    wv = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    wh = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    wv[0], wh[0] = v0, h0
+    h = max(h, (v0 & WD_MASK) + (h0 & WD_MASK))
+    ctx = PdbWalkSearch(pdb=pdb, step=step, row=np.uint64(2 * size), wv=wv, wh=wh)
+    return _deepen_walk(ctx, h, limits, pdb.path, bounds, iter_nodes)
 
 
 @inline_kernel

@@ -40,8 +40,7 @@ from .hstate import TERM_ID, TERM_LC, TERM_PDB, TERM_TILES, TERM_WD
 from .htables import EUCLID_SCALE
 from .idastar import _idastar
 from .idastar_lines import _idastar_lines
-from .idastar_pdb import _idastar_pdb, _idastar_pdb_zero_aware, mirrors_early
-from .idastar_pdb_walk import _idastar_pdb_walk
+from .idastar_pdb import _idastar_pdb, _idastar_pdb_walk, _idastar_pdb_zero_aware, mirrors_early
 from .idastar_tiles import _idastar_tiles
 from .idastar_walk import _idastar_walk, walk_steps
 from .plugin_kernels import plugin_kernels
@@ -227,7 +226,7 @@ def _pdb_call(x: KernelInputs):
 
 
 def serves_pdb_walk_kernel(H) -> bool:
-    """Whether IDA* runs ``H`` in :mod:`solver.idastar_pdb_walk`: the max of one pattern
+    """Whether IDA* runs ``H`` in :func:`solver.idastar_pdb._idastar_pdb_walk`: the max of one pattern
     database (with or without ``+reflect``) and walking distance."""
     return H.n_terms == 2 and sorted(H.terms[:2].tolist()) == [TERM_PDB, TERM_WD] and H.n_lookups == 1 + H.reflect
 

@@ -98,5 +98,5 @@ def test_the_kernels_read_fields_that_exist():
                 assert node.attr in KernelHeuristic._fields or node.attr in plugin_fields, \
                     f"{path.name}:{node.lineno} reads H.{node.attr}"
                 readers.add(path.name)
-    assert {"astar.py", "graphsearch.py", "hstate.py", "idastar.py", "idastar_pdb.py",
-            "idastar_pdb_walk.py"} <= readers
+    assert {"astar.py", "graphsearch.py", "hstate.py", "idastar.py",
+            "idastar_pdb.py"} <= readers

@@ -1,4 +1,4 @@
-"""The PDB and walking-distance IDA* kernel (solver/idastar_pdb_walk.py) against the general
+"""The PDB and walking-distance IDA* kernel (solver/idastar_pdb.py's _idastar_pdb_walk) against the general
 IDA* kernel: the same status, path, cost, node counts, iterations and h0 on every board, for
 ``max(pdb,walking-distance)`` in either order, with and without the reflected lookup, the
 mirror lookups planned early or made when needed, parent and automaton pruning, under node
@@ -15,7 +15,7 @@ from tilesweep.solver.generators import random_walk_instance, uniform_instance
 from tilesweep.solver.geometry import neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.idastar import _idastar
-from tilesweep.solver.idastar_pdb_walk import _idastar_pdb_walk
+from tilesweep.solver.idastar_pdb import _idastar_pdb_walk
 from tilesweep.solver.idastar_walk import walk_steps
 from tilesweep.solver.kernels import NO_FSM, goal_positions
 from tilesweep.solver.limits import UNLIMITED, make_limits
