@@ -8,12 +8,14 @@ torn down with its containers, networks and volumes whatever happens.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -72,7 +74,12 @@ def base_image() -> str:
 
 
 def build_image(base: str) -> None:
-    run(["docker", "build", "--build-arg", f"BASE={base}", "-t", IMAGE, "."], cwd=ROOT, timeout=2400)
+    """Build the project's image; the docker and the Slurm-in-containers tiers may ask at once on
+    two workers, and the engine's builder (Docker 20.10's classic one) would build it twice
+    side by side: the second waits for the first, then finds every layer cached."""
+    with open(Path(tempfile.gettempdir()) / f"{IMAGE.replace(':', '-')}.build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run(["docker", "build", "--build-arg", f"BASE={base}", "-t", IMAGE, "."], cwd=ROOT, timeout=2400)
 
 
 def free_port() -> int:
