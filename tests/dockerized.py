@@ -75,8 +75,8 @@ def base_image() -> str:
 
 def build_image(base: str) -> None:
     """Build the project's image; the docker and the Slurm-in-containers tiers may ask at once on
-    two workers, and the engine's builder (Docker 20.10's classic one) would build it twice
-    side by side: the second waits for the first, then finds every layer cached."""
+    two workers, and the engine's classic builder (Docker 20.10's) shares no build in
+    progress: the second waits for the first, then finds every layer cached."""
     with open(Path(tempfile.gettempdir()) / f"{IMAGE.replace(':', '-')}.build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         run(["docker", "build", "--build-arg", f"BASE={base}", "-t", IMAGE, "."], cwd=ROOT, timeout=2400)
