@@ -106,5 +106,6 @@ def by_distance(bounds, measured, cdp_p, h0s, hstar) -> None:
         if cell:
             print(f"| {gap} | {cell} |")
 
+
 if __name__ == "__main__":
     main()

@@ -5,7 +5,7 @@ Each kernel is a contour (one depth-first pass under a bound) inside the iterati
 child is counted as generated when it is created, and the goal test is made then, accepted
 only when its f is within the bound. The search stops at the first goal it accepts. The
 root is counted once, not once per iteration: with Manhattan distance this reproduces
-Korf's published node counts (96 of his 100 to the node; docs/benchmarks.md).
+Korf's published node counts (97 of his 100 to the node; docs/benchmarks.md).
 
 Contours walk precomputed successor lists (:mod:`solver.successors`): for each blank cell
 and last move, the moves still allowed, each coded with its target cell, so the inner
