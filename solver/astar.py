@@ -24,7 +24,7 @@ The path is traced back through the table: each board's last move names its pare
 
 import numpy as np
 
-from .graphsearch import FIRST_CAP, MAX_G
+from .graphsearch import MAX_G
 from .hstate import (
     HS_LEN,
     PARTS_LEN,
@@ -43,9 +43,9 @@ from .hstate import (
     wd_step,
 )
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .limits import LIMIT_STATES, limit_hit, next_check, start_counts
 from .memory import table_addresses
-from .statetable import grow_rows, mix, unpack
+from .statetable import FIRST_CAP, grow_rows, mix, unpack
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 from .successors import LIST_END, list_start, move_of, successor_lists, target_of, tile_deltas
 
@@ -288,10 +288,7 @@ def _astar_kernel(hmode: int):
         e_free = -1
         n_open = 1
         cur_f, cur_h = h0, h0  # no entry lies in a bucket before this one
-        generated = np.int64(1)
-        expanded = np.int64(0)
-        deadline = deadline_of(limits)
-        check_at = next_check(generated, limits)
+        generated, expanded, deadline, check_at = start_counts(limits)
         max_depth = 0
         while n_open > 0:
             b = cur_f * hcols + cur_h

@@ -27,11 +27,22 @@ set of conventions, and under ``korf`` gives the same figures (the tests hold it
 
 import numpy as np
 
-from .graphsearch import ASTAR, BFS, DFS, FIRST_CAP
-from .hstate import HS_LEN, h_init, slide
+from .graphsearch import ASTAR, BFS, DFS
+from .hstate import HS_LEN, h_init, placed, slide
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
-from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
+from .limits import LIMIT_STATES, checked, start_counts
+from .statetable import (
+    EMPTY,
+    find_board,
+    grow_rows,
+    node_store,
+    pack,
+    rebuild_index,
+    stored,
+    trace_path,
+    unpack,
+    with_room,
+)
 from .status import BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED
 from .successors import is_goal
 
@@ -40,25 +51,6 @@ TIE_LARGER_G, TIE_SMALLER_G, TIE_FIFO, TIE_LIFO, TIE_BOARD = 0, 1, 2, 3, 4
 DUP_BEST_G, DUP_NO_CLOSED, DUP_CLOSED = 0, 1, 2
 COUNT_GENERATED, COUNT_PUSHES, COUNT_POPS = 0, 1, 2
 _TOP = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@inline_kernel
-def board_words(tiles):
-    """Two words whose order is the board's tile-by-tile order (cell 0 most significant):
-    4 bits a cell up to 16 cells in the first word, 5 bits a cell on 5x5, 12 cells a word
-    (the 25th cell follows from the others)."""
-    n = tiles.shape[0]
-    bits = 4 if n <= 16 else 5
-    per_word = 64 // bits
-    w1 = np.uint64(0)
-    w2 = np.uint64(0)
-    for c in range(min(n, 2 * per_word)):
-        v = np.uint64(tiles[c])
-        if c < per_word:
-            w1 |= v << np.uint64(bits * (per_word - 1 - c))
-        else:
-            w2 |= v << np.uint64(bits * (2 * per_word - 1 - c))
-    return w1, w2
 
 
 @inline_kernel
@@ -71,7 +63,7 @@ def _tie_words(ties, g, seq, tiles):
         return np.uint64(seq), np.uint64(0)
     if ties == TIE_LIFO:
         return _TOP - np.uint64(seq), np.uint64(0)
-    return board_words(tiles)
+    return pack(tiles, True)  # the board, tile by tile (on 5x5 its first 24 cells: they decide)
 
 
 @inline_kernel
@@ -143,30 +135,17 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
     -------
     Same as :func:`solver.graphsearch._graph_search`.
     """
-    n = tiles8.shape[0]
-    tiles = tiles8.astype(np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        pos[tiles[c]] = c
+    tiles, pos = placed(tiles8)
     rows = np.zeros((1, HS_LEN), dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
     empty_path = np.zeros(0, dtype=np.int8)
     if is_goal(tiles, goal_pos):  # the root's pop counts when the goal is tested on taking
         return SOLVED, empty_path, 0, 1, np.int64(count_mode == COUNT_POPS and not goal_at_gen), 0, h0
 
-    cap = FIRST_CAP
-    keys = np.zeros((cap, 2), dtype=np.uint64)
-    gs = np.zeros(cap, dtype=np.int64)
-    parents = np.zeros(cap, dtype=np.int64)
-    moves = np.zeros(cap, dtype=np.int8)
+    keys, gs, parents, moves, slots = node_store(tiles)
+    cap = keys.shape[0]
     closed = np.zeros(cap, dtype=np.bool_)
-    slots = np.full(2 * cap, EMPTY, dtype=np.int64)
-    k1, k2 = pack(tiles)
-    keys[0, 0], keys[0, 1] = k1, k2
-    parents[0] = -1
-    moves[0] = -1
-    slots[find_slot(slots, keys, k1, k2)] = 0
-    count = 1
+    count, max_depth = 1, 0  # boards stored, the largest g among them
     # A*: the heap (f, two tie words, node, g); BFS and DFS: hn is the queue or the stack
     hf = np.zeros(cap, dtype=np.float64)
     h1 = np.zeros(cap, dtype=np.uint64)
@@ -178,11 +157,7 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
     hf[0], h1[0], h2[0], hn[0], hg[0] = f0, a1, a2, 0, 0
     frontier_len = 1
     head = 0  # BFS: the next entry of the queue
-    generated = np.int64(1)
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    max_depth = 0
+    generated, expanded, deadline, check_at = start_counts(limits)
     seq = 1
     children = np.zeros(4, dtype=np.int64)
     while True:
@@ -224,38 +199,26 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
         n_children = 0
         for k in range(4):
             m = order[k]
-            if m == 3 - moves[node]:
-                continue  # parent pruning
             tgt = nbr[blank, m]
-            if tgt < 0:
-                continue
-            if generated >= check_at:
-                hit = limit_hit(generated, limits, deadline)
-                if hit != RUNNING:
-                    return hit, empty_path, 0, generated, expanded, max_depth, h0
-                check_at = next_check(generated, limits)
+            if tgt < 0 or m == 3 - moves[node]:
+                continue  # off the board, or back to the parent (parent pruning)
+            hit, check_at = checked(generated, check_at, limits, deadline)
+            if hit != RUNNING:
+                return hit, empty_path, 0, generated, expanded, max_depth, h0
             if count_mode == COUNT_GENERATED:
                 generated += 1
             slide(tiles, pos, blank, tgt)
-            k1, k2 = pack(tiles)
-            slot = find_slot(slots, keys, k1, k2)
-            known = slots[slot]
+            k1, k2, slot, known = find_board(slots, keys, tiles)
             cheaper = kind == ASTAR and known != EMPTY and gs[known] > g + 1 and not closed[known]
             if known == EMPTY or cheaper:
                 if known == EMPTY:
-                    if count == keys.shape[0]:
-                        if 2 * count > limits[LIMIT_STATES]:
-                            return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
-                        keys = grow_rows(keys, count)
-                        gs = grow_rows(gs, count)
-                        parents = grow_rows(parents, count)
-                        moves = grow_rows(moves, count)
-                        closed = grow_rows(closed, count)
+                    if count == keys.shape[0] and 2 * count > limits[LIMIT_STATES]:
+                        return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
+                    keys, gs, parents, moves, closed = stored(count, slot, k1, k2, slots, keys, gs, parents, moves,
+                                                              closed)
+                    closed[count] = False  # a grown array's new rows are unset
                     known = count
                     count += 1
-                    keys[known, 0], keys[known, 1] = k1, k2
-                    closed[known] = False  # grow_rows leaves the new rows unset
-                    slots[slot] = known
                 gs[known] = g + 1
                 parents[known] = node
                 moves[known] = m
@@ -268,12 +231,7 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
                     trace_path(parents, moves, known, path)
                     return SOLVED, path, g + 1, generated, expanded, max_depth, h0
                 if kind == ASTAR:
-                    if frontier_len == hf.shape[0]:
-                        hf = grow_rows(hf, frontier_len)
-                        h1 = grow_rows(h1, frontier_len)
-                        h2 = grow_rows(h2, frontier_len)
-                        hn = grow_rows(hn, frontier_len)
-                        hg = grow_rows(hg, frontier_len)
+                    hf, h1, h2, hn, hg = with_room(frontier_len, hf, h1, h2, hn, hg)
                     hc = _float_h(tiles, fcost) if use_float else np.float64(h_init(tiles, pos, size, H, rows, 0))
                     a1, a2 = _tie_words(ties, g + 1, seq, tiles)
                     _sift_up(hf, h1, h2, hn, hg, frontier_len, g + 1 + hc, a1, a2, known, g + 1)

@@ -14,7 +14,7 @@ kernel to the same accounting.
 import numpy as np
 
 from .jit import inline_kernel, kernel
-from .limits import deadline_of, next_check
+from .limits import start_counts
 from .status import RUNNING, TOO_MANY_ITERATIONS
 
 MAX_DEPTH = 256  # deeper than any optimal solution up to 5x5 (at most 208 moves)
@@ -46,10 +46,7 @@ def deepening(contour):
 
     @inline_kernel
     def deepen(ctx, h0, limits, path, bounds, iter_nodes):
-        generated = np.int64(1)  # the root
-        expanded = np.int64(0)
-        deadline = deadline_of(limits)
-        check_at = next_check(generated, limits)
+        generated, expanded, deadline, check_at = start_counts(limits)
         bound = h0
         n_iter = 0
         while n_iter < MAX_ITERATIONS:

@@ -19,18 +19,17 @@ when its children are generated.
 
 import numpy as np
 
-from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, slide, wd_step
-from .idastar import no_plugin
+from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, placed, slide, wd_step
+from .idastar import goal_board, no_plugin
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, deadline_of, limit_hit, next_check
+from .limits import LIMIT_STATES, checked, start_counts
 from .memory import table_addresses
-from .statetable import EMPTY, find_slot, grow_rows, pack, rebuild_index, trace_path, unpack
+from .statetable import EMPTY, find_board, grow_rows, node_store, rebuild_index, stored, trace_path, unpack
 from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 from .successors import is_goal
 
 ASTAR, BFS, DFS = 0, 1, 2
 MAX_G = 1023  # the most moves a path may have: A*'s heap key holds g in 10 bits
-FIRST_CAP = 1024  # boards the store holds before its first doubling
 _SEQ_BITS = 42
 
 
@@ -150,17 +149,11 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
     lookup_group = H.lookup_group
     lookup_refl = H.lookup_refl
     addr = table_addresses(tables)
-    n = tiles8.shape[0]
-    tiles = tiles8.astype(np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        pos[tiles[c]] = c
+    tiles, pos = placed(tiles8)
     rows = np.zeros((1, HS_LEN), dtype=np.int64)
     parts = np.zeros(PARTS_LEN, dtype=np.int64)
     h0 = h_init(tiles, pos, size, H, rows, 0)
-    goal = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        goal[goal_pos[t]] = t
+    goal = goal_board(goal_pos)
     empty_path = np.zeros(0, dtype=np.int8)
     if use_plug:
         hp = plug(tiles, goal)
@@ -170,21 +163,11 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
     if is_goal(tiles, goal_pos):
         return SOLVED, empty_path, 0, 1, 0, 0, h0
 
-    cap = FIRST_CAP
-    keys = np.zeros((cap, 2), dtype=np.uint64)
-    gs = np.zeros(cap, dtype=np.int64)
-    parents = np.zeros(cap, dtype=np.int64)
-    moves = np.zeros(cap, dtype=np.int8)
-    qs = np.zeros(cap, dtype=np.int32)  # automaton state of each node's path
-    slots = np.full(2 * cap, EMPTY, dtype=np.int64)
-    k1, k2 = pack(tiles)
-    keys[0, 0], keys[0, 1] = k1, k2
-    parents[0] = -1
-    moves[0] = -1
-    slots[find_slot(slots, keys, k1, k2)] = 0
-    count = 1
-    heap_keys = np.zeros(cap, dtype=np.int64)   # A*: priorities; DFS: unused
-    frontier = np.zeros(cap, dtype=np.int64)    # A*: heap nodes; DFS: the stack
+    keys, gs, parents, moves, slots = node_store(tiles)
+    qs = np.zeros(keys.shape[0], dtype=np.int32)  # automaton state of each node's path
+    count, max_depth = 1, 0  # boards stored, the largest g among them
+    heap_keys = np.zeros(keys.shape[0], dtype=np.int64)   # A*: priorities; DFS: unused
+    frontier = np.zeros(keys.shape[0], dtype=np.int64)    # A*: heap nodes; DFS: the stack
     frontier_len = 0
     if kind == ASTAR:
         heap_keys, frontier = _heap_push(heap_keys, frontier, 0, _priority(h0, 0, 0), 0)
@@ -193,11 +176,7 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
         frontier[0] = 0
         frontier_len = 1
     head = 0  # BFS: the next node to expand, in creation order
-    generated = np.int64(1)
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
-    max_depth = 0
+    generated, expanded, deadline, check_at = start_counts(limits)
     seq = 1
     children = np.zeros(4, dtype=np.int64)
     while True:
@@ -243,11 +222,9 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
             tgt = nbr[blank, m]
             if tgt < 0:
                 continue
-            if generated >= check_at:
-                hit = limit_hit(generated, limits, deadline)
-                if hit != RUNNING:
-                    return hit, empty_path, 0, generated, expanded, max_depth, h0
-                check_at = next_check(generated, limits)
+            hit, check_at = checked(generated, check_at, limits, deadline)
+            if hit != RUNNING:
+                return hit, empty_path, 0, generated, expanded, max_depth, h0
             generated += 1
             t = tiles[tgt]
             slide(tiles, pos, blank, tgt)
@@ -264,23 +241,14 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
                     if hp < 0:
                         return BAD_HEURISTIC, empty_path, 0, generated, expanded, max_depth, h0
                     hc = max(hc, hp)
-            k1, k2 = pack(tiles)
-            slot = find_slot(slots, keys, k1, k2)
-            known = slots[slot]
+            k1, k2, slot, known = find_board(slots, keys, tiles)
             if known == EMPTY or (kind == ASTAR and gs[known] > g + 1):
                 if known == EMPTY:
-                    if count == keys.shape[0]:
-                        if 2 * count > limits[LIMIT_STATES]:
-                            return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
-                        keys = grow_rows(keys, count)
-                        gs = grow_rows(gs, count)
-                        parents = grow_rows(parents, count)
-                        moves = grow_rows(moves, count)
-                        qs = grow_rows(qs, count)
+                    if count == keys.shape[0] and 2 * count > limits[LIMIT_STATES]:
+                        return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
+                    keys, gs, parents, moves, qs = stored(count, slot, k1, k2, slots, keys, gs, parents, moves, qs)
                     known = count
                     count += 1
-                    keys[known, 0], keys[known, 1] = k1, k2
-                    slots[slot] = known
                 gs[known] = g + 1
                 parents[known] = node
                 moves[known] = m

@@ -459,6 +459,17 @@ def commit_child(rows, d, use_lc, n_groups, n_lookups, lookup_refl, use_wd, part
 
 
 @inline_kernel
+def placed(tiles8):
+    """The board ``tiles8`` as the kernels keep it: ``tiles`` (int64[N]) and ``pos``
+    (int64[N], the cell of each tile)."""
+    tiles = tiles8.astype(np.int64)
+    pos = np.empty(tiles.shape[0], dtype=np.int64)
+    for c in range(tiles.shape[0]):
+        pos[tiles[c]] = c
+    return tiles, pos
+
+
+@inline_kernel
 def slide(tiles, pos, blank, target):
     """Move the tile on ``target`` into the blank cell."""
     t = np.uint64(tiles[np.uint64(target)])  # unsigned indices: no wraparound code

@@ -14,7 +14,7 @@ import numpy as np
 
 from .deepening import MAX_DEPTH, MAX_ITERATIONS, NO_BOUND, outputs
 from .jit import inline_kernel, kernel
-from .limits import deadline_of, limits_checked, next_check
+from .limits import limits_checked, start_counts
 from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 from .successors import (
     LIST_END,
@@ -178,10 +178,7 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
     # the shared loop ran Korf #1 1.5-5 % slower in one process (three runs), at 85-86 % of
     # the C yardstick's nodes/s against 90-91 % (benchmarks/solver_speed.py, alternate
     # processes, same sitting). tests/test_deepening.py holds both to the same accounting.
-    generated = np.int64(1)  # the root
-    expanded = np.int64(0)
-    deadline = deadline_of(limits)
-    check_at = next_check(generated, limits)
+    generated, expanded, deadline, check_at = start_counts(limits)
     bound = h_root
     n_iter = 0
     while n_iter < MAX_ITERATIONS:

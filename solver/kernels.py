@@ -166,7 +166,8 @@ _PACKED_TABLES: dict[tuple, tuple] = {}
 def _plugin_only_call(x: KernelInputs):
     H, (fsm, use_fsm) = x.H, _fsm(x)
     goal_pos, nbr, kernel = goal_positions(x.goal), neighbours64(x.size), plugin_kernels(H.plugins).idastar_plugin_only
-    return H.key, lambda tiles: kernel(tiles, goal_pos, nbr, x.limits, fsm, use_fsm, H.step is not None)
+    return H.key, lambda tiles: kernel(tiles, x.size, goal_pos, nbr, H.base, x.limits, fsm, use_fsm,
+                                       H.step is not None)
 
 
 def _plugin_call(x: KernelInputs):

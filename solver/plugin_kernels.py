@@ -24,8 +24,7 @@ _TEMPLATE = '''\
 """Kernels bound to the plugins {plugins!r} (written by tilesweep.solver.plugin_kernels)."""
 
 from tilesweep.solver.graphsearch import graph_search
-from tilesweep.solver.idastar import idastar_search
-from tilesweep.solver.idastar_plugin import no_step, plugin_only_search
+from tilesweep.solver.idastar import idastar_search, no_step, plugin_search
 from tilesweep.solver.jit import kernel
 from tilesweep.solver.plugins import combined_function, incremental_function, values_of
 
@@ -35,8 +34,8 @@ step = incremental_function(PLUGINS) or no_step
 
 
 @kernel
-def idastar_plugin_only(tiles8, goal_pos, nbr, limits, fsm, use_fsm, use_step):
-    return plugin_only_search(tiles8, goal_pos, nbr, limits, fsm, use_fsm, plug, step, use_step)
+def idastar_plugin_only(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, use_step):
+    return plugin_search(tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plug, step, use_step)
 
 
 @kernel

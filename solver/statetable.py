@@ -11,6 +11,7 @@ import numpy as np
 from .jit import inline_kernel, kernel
 
 EMPTY = -1
+FIRST_CAP = 1024  # boards the store holds before its first doubling
 
 
 @inline_kernel
@@ -20,8 +21,9 @@ def cell_bits(n):
 
 
 @inline_kernel
-def pack(tiles):
-    """Pack ``tiles`` (int[N]) into two uint64 words."""
+def pack(tiles, in_order=False):
+    """Pack ``tiles`` (int[N]) into two uint64 words, cell 0 in the first word's lowest bits;
+    ``in_order``: in its highest, so that the words compare as the boards do tile by tile."""
     n = tiles.shape[0]
     bits = cell_bits(n)
     per_word = 64 // bits
@@ -29,10 +31,12 @@ def pack(tiles):
     k2 = np.uint64(0)
     for c in range(min(n, 2 * per_word)):
         v = np.uint64(tiles[c])
+        k = c if c < per_word else c - per_word  # the cell's place in its word
+        shift = np.uint64(bits * (per_word - 1 - k if in_order else k))
         if c < per_word:
-            k1 |= v << np.uint64(bits * c)
+            k1 |= v << shift
         else:
-            k2 |= v << np.uint64(bits * (c - per_word))
+            k2 |= v << shift
     return k1, k2
 
 
@@ -81,6 +85,25 @@ def find_slot(slots, keys, k1, k2):
         i = (i + np.uint64(1)) & mask
 
 
+@inline_kernel
+def find_board(slots, keys, tiles):
+    """The board ``tiles``' key ``(k1, k2)``, its slot in ``slots`` and the node there
+    (EMPTY: the board is not stored; the slot is the one it would take)."""
+    k1, k2 = pack(tiles)
+    slot = find_slot(slots, keys, k1, k2)
+    return k1, k2, slot, slots[slot]
+
+
+@inline_kernel
+def stored(count, slot, k1, k2, slots, keys, gs, parents, moves, more):
+    """The store with the board of key ``(k1, k2)`` added as node ``count`` (its index
+    pointing to it from ``slot``): its arrays, and ``more``, grown when full."""
+    keys, gs, parents, moves, more = with_room(count, keys, gs, parents, moves, more)
+    keys[count, 0], keys[count, 1] = k1, k2
+    slots[slot] = count
+    return keys, gs, parents, moves, more
+
+
 @kernel
 def rebuild_index(keys, count, capacity):
     """A fresh index of ``capacity`` slots over the first ``count`` nodes."""
@@ -102,6 +125,36 @@ def grow_rows(a, count):
     for i in range(count * per_row):
         dst[i] = src[i]
     return out
+
+
+@inline_kernel
+def node_store(tiles):
+    """A store holding the board ``tiles`` as node 0 (the root: no parent, no move):
+    ``keys, gs, parents, moves`` (FIRST_CAP rows each) and ``slots``, its index."""
+    keys = np.zeros((FIRST_CAP, 2), dtype=np.uint64)
+    gs = np.zeros(FIRST_CAP, dtype=np.int64)
+    parents = np.zeros(FIRST_CAP, dtype=np.int64)
+    moves = np.zeros(FIRST_CAP, dtype=np.int8)
+    slots = np.full(2 * FIRST_CAP, EMPTY, dtype=np.int64)
+    k1, k2 = pack(tiles)
+    keys[0, 0], keys[0, 1] = k1, k2
+    parents[0] = -1
+    moves[0] = -1
+    slots[find_slot(slots, keys, k1, k2)] = 0
+    return keys, gs, parents, moves, slots
+
+
+@inline_kernel
+def with_room(count, a, b, c, d, e):
+    """Five arrays of as many rows (a store's, a heap's) with room for row ``count``: each
+    doubled when full."""
+    if count == a.shape[0]:
+        a = grow_rows(a, count)
+        b = grow_rows(b, count)
+        c = grow_rows(c, count)
+        d = grow_rows(d, count)
+        e = grow_rows(e, count)
+    return a, b, c, d, e
 
 
 @kernel

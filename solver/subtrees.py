@@ -21,8 +21,8 @@ import numpy as np
 
 from .deepening import MAX_DEPTH, NO_BOUND
 from .geometry import neighbours, neighbours64
-from .hstate import HS_LEN, PARTS_LEN, h_init
-from .idastar import RANKS_LEN, Node, Search, contour, goal_board, no_plugin
+from .hstate import h_init
+from .idastar import Node, Search, built_in_search, contour, start_node
 from .idastar_pdb import (
     _contour as pdb_contour,
     _contour_zero_aware as pdb_contour_zero_aware,
@@ -33,7 +33,7 @@ from .idastar_pdb import (
 from .idastar_tiles import contour_tiles, tiles_next_bound
 from .jit import inline_kernel, kernel
 from .kernels import NO_FSM, goal_positions, near_goal, split_row
-from .limits import deadline_of, make_limits, next_check
+from .limits import make_limits, start_counts
 from .search import _moves_text
 from .status import RUNNING, SOLVED
 from .successors import successor_lists, tile_deltas
@@ -44,9 +44,8 @@ def chunk_start(limits):
     """A chunk's state before its first root: ``generated, expanded`` (0: the roots were
     counted by the frontier), the deadline, the next limit check, ``next_bound`` (none yet),
     ``status, solved, cost`` (running, no root solved)."""
-    generated = np.int64(0)
-    return (generated, np.int64(0), deadline_of(limits), next_check(generated, limits), np.int64(NO_BOUND), RUNNING,
-            -1, 0)
+    generated, expanded, deadline, check_at = start_counts(limits, 0)
+    return generated, expanded, deadline, check_at, np.int64(NO_BOUND), RUNNING, -1, 0
 
 
 @inline_kernel
@@ -124,64 +123,21 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
     return status, solved, path, cost, generated, expanded, next_bound, sizes
 
 
-@kernel
-def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm):
-    """One iteration of :func:`solver.idastar._idastar` below each row of ``boards``.
-
-    ``qs`` (int64[R]) are the roots' automaton states (read if ``use_fsm``); the other
-    parameters and the returns are those of :func:`_subtrees_tiles` and
-    :func:`solver.idastar._idastar`.
-    """
-    n_roots, n = boards.shape
-    sizes = np.zeros(n_roots, dtype=np.int64)
-    lists = successor_lists(nbr)
-    rows = np.zeros((MAX_DEPTH + 1, HS_LEN), dtype=np.int64)
-    parts = np.zeros(PARTS_LEN, dtype=np.int64)
-    ranks = np.zeros(RANKS_LEN, dtype=np.int64)
-    path = np.zeros(MAX_DEPTH, dtype=np.int8)
-    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
-    st_pos = np.zeros(MAX_DEPTH + 1, dtype=np.uint64)
-    st_q = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    tiles = np.empty(n, dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    goal = goal_board(goal_pos)
-    generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
-    for r in range(n_roots):
-        for c in range(n):
-            tiles[c] = boards[r, c]
-            pos[tiles[c]] = c
-        h_init(tiles, pos, size, H, rows, 0)
-        before = generated
-        node = Node(tiles=tiles, pos=pos, size=size, g0=gs[r], last=lasts[r], q0=qs[r], goal_pos=goal_pos,
-                    lists=lists, H=H, rows=rows, parts=parts, ranks=ranks, st_pos=st_pos, st_q=st_q, path=scratch,
-                    fsm=fsm, use_fsm=use_fsm, goal=goal)
-        ctx = Search(node=node, plug=no_plugin, use_plug=False)
-        st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at, limits,
-                                                               deadline)
-        sizes[r] = generated - before
-        next_bound = min(next_bound, nb)
-        status, solved, cost, stop = root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path)
-        if stop:
-            break
-    return status, solved, path, cost, generated, expanded, next_bound, sizes
-
-
-def _pdb_chunk(contour):
-    """One iteration of :func:`solver.idastar_pdb._idastar_pdb`'s ``contour`` below each
-    row of ``boards``: from each root's board, depth, last move and automaton state.
-    Parameters and returns as :func:`_subtrees_tiles`; ``H``, ``early_mirrors`` as
-    ``_idastar_pdb``'s."""
+def roots_chunk(contour, root):
+    """One iteration of ``contour`` below each row of ``boards``, an inline kernel
+    ``chunk(start, boards, gs, lasts, qs, bound, stop_at_goal, limits, scratch)``:
+    ``root(start, board, g, last, q)`` puts the context ``start`` on a root and returns the
+    context that searches below it, with the root's h; ``scratch`` is the path the contour
+    writes. Parameters and returns as :func:`_subtrees_tiles`."""
 
     @inline_kernel
-    def chunk(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm, early_mirrors):
-        n_roots, n = boards.shape
+    def chunk(start, boards, gs, lasts, qs, bound, stop_at_goal, limits, scratch):
+        n_roots = boards.shape[0]
         sizes = np.zeros(n_roots, dtype=np.int64)
         path = np.zeros(MAX_DEPTH, dtype=np.int8)
-        scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
-        start = pdb_context(n, goal_pos, nbr, H, fsm, use_fsm, early_mirrors, scratch)
         generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
         for r in range(n_roots):
-            ctx, _ = pdb_root(start, boards[r], gs[r], lasts[r], qs[r])
+            ctx, _ = root(start, boards[r], gs[r], lasts[r], qs[r])
             before = generated
             st, generated, expanded, nb, moves, check_at = contour(ctx, bound, generated, expanded, check_at,
                                                                    limits, deadline)
@@ -195,24 +151,59 @@ def _pdb_chunk(contour):
     return chunk
 
 
-_pdb_subtrees = _pdb_chunk(pdb_contour)
-_pdb_subtrees_zero_aware = _pdb_chunk(pdb_contour_zero_aware)
+@inline_kernel
+def general_root(ctx, tiles8, g0, last, q0):
+    """The :class:`solver.idastar.Search` ``ctx`` put on the board ``tiles8`` (int8[N]), a node
+    at depth ``g0`` made by move ``last`` in automaton state ``q0`` (on ``ctx``'s arrays,
+    rewritten), and its h."""
+    node = ctx.node
+    for c in range(tiles8.shape[0]):
+        node.tiles[c] = tiles8[c]
+        node.pos[tiles8[c]] = c
+    h = h_init(node.tiles, node.pos, node.size, node.H, node.rows, 0)
+    root = Node(tiles=node.tiles, pos=node.pos, size=node.size, g0=g0, last=last, q0=q0, goal_pos=node.goal_pos,
+                lists=node.lists, H=node.H, rows=node.rows, parts=node.parts, ranks=node.ranks, st_pos=node.st_pos,
+                st_q=node.st_q, path=node.path, fsm=node.fsm, use_fsm=node.use_fsm, goal=node.goal)
+    return Search(node=root, plug=ctx.plug, use_plug=ctx.use_plug, step=ctx.step, use_step=ctx.use_step,
+                  hs=ctx.hs), h
+
+
+_general_chunk = roots_chunk(contour, general_root)
+_pdb_chunk = roots_chunk(pdb_contour, pdb_root)
+_pdb_chunk_zero_aware = roots_chunk(pdb_contour_zero_aware, pdb_root)
+
+
+@kernel
+def _subtrees(boards, gs, lasts, qs, size, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm):
+    """One iteration of :func:`solver.idastar._idastar` below each row of ``boards``.
+
+    ``qs`` (int64[R]) are the roots' automaton states (read if ``use_fsm``); the other
+    parameters and the returns are those of :func:`_subtrees_tiles` and
+    :func:`solver.idastar._idastar`.
+    """
+    # the arrays of a search, set up on a blank board: general_root puts them on each root
+    node, scratch, _, _ = start_node(np.zeros(boards.shape[1], dtype=np.int8), size, goal_pos, nbr, H, fsm, use_fsm)
+    return _general_chunk(built_in_search(node), boards, gs, lasts, qs, bound, stop_at_goal, limits, scratch)
 
 
 @kernel
 def _subtrees_pdb(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
                   early_mirrors):
-    """:func:`_pdb_chunk` with placement-indexed tables."""
-    return _pdb_subtrees(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
-                         early_mirrors)
+    """One iteration of :func:`solver.idastar_pdb._idastar_pdb` (placement-indexed tables)
+    below each row of ``boards``. Parameters and returns as :func:`_subtrees_tiles`; ``H``,
+    ``early_mirrors`` as ``_idastar_pdb``'s."""
+    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+    start = pdb_context(boards.shape[1], goal_pos, nbr, H, fsm, use_fsm, early_mirrors, scratch)
+    return _pdb_chunk(start, boards, gs, lasts, qs, bound, stop_at_goal, limits, scratch)
 
 
 @kernel
 def _subtrees_pdb_zero_aware(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm, use_fsm,
                              early_mirrors):
-    """:func:`_pdb_chunk` with zero-aware tables."""
-    return _pdb_subtrees_zero_aware(boards, gs, lasts, qs, goal_pos, nbr, H, bound, stop_at_goal, limits, fsm,
-                                    use_fsm, early_mirrors)
+    """:func:`_subtrees_pdb` with zero-aware tables."""
+    scratch = np.zeros(MAX_DEPTH, dtype=np.int8)
+    start = pdb_context(boards.shape[1], goal_pos, nbr, H, fsm, use_fsm, early_mirrors, scratch)
+    return _pdb_chunk_zero_aware(start, boards, gs, lasts, qs, bound, stop_at_goal, limits, scratch)
 
 
 class Chunk(NamedTuple):

@@ -15,8 +15,7 @@ from tilesweep.solver.heuristics import KernelHeuristic, PluginHeuristic
 
 SOLVER = Path(solver_package.__file__).resolve().parent
 READ_BY_NAME = ("H", "ctx", "node")  # the heuristic, a contour's context, the general contour's node
-BUILT_BY_KEYWORD = {"KernelHeuristic", "Node", "Search", "PdbSearch", "PdbWalkSearch", "LinesSearch", "WalkSearch",
-                    "PluginSearch"}
+BUILT_BY_KEYWORD = {"KernelHeuristic", "Node", "Search", "PdbSearch", "PdbWalkSearch", "LinesSearch", "WalkSearch"}
 
 
 def positional_reads(source: str, name: str = "H") -> list[int]:
