@@ -30,7 +30,7 @@ import numpy as np
 from .graphsearch import ASTAR, BFS, DFS
 from .hstate import HS_LEN, h_init, placed, slide
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, checked, start_counts
+from .limits import LIMIT_STATES, limit_hit, next_check, start_counts
 from .statetable import (
     EMPTY,
     find_board,
@@ -38,7 +38,6 @@ from .statetable import (
     node_store,
     pack,
     rebuild_index,
-    stored,
     trace_path,
     unpack,
     with_room,
@@ -202,9 +201,11 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
             tgt = nbr[blank, m]
             if tgt < 0 or m == 3 - moves[node]:
                 continue  # off the board, or back to the parent (parent pruning)
-            hit, check_at = checked(generated, check_at, limits, deadline)
-            if hit != RUNNING:
-                return hit, empty_path, 0, generated, expanded, max_depth, h0
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    return hit, empty_path, 0, generated, expanded, max_depth, h0
+                check_at = next_check(generated, limits)
             if count_mode == COUNT_GENERATED:
                 generated += 1
             slide(tiles, pos, blank, tgt)
@@ -212,13 +213,15 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
             cheaper = kind == ASTAR and known != EMPTY and gs[known] > g + 1 and not closed[known]
             if known == EMPTY or cheaper:
                 if known == EMPTY:
-                    if count == keys.shape[0] and 2 * count > limits[LIMIT_STATES]:
-                        return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
-                    keys, gs, parents, moves, closed = stored(count, slot, k1, k2, slots, keys, gs, parents, moves,
-                                                              closed)
-                    closed[count] = False  # a grown array's new rows are unset
+                    if count == keys.shape[0]:
+                        if 2 * count > limits[LIMIT_STATES]:
+                            return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
+                        keys, gs, parents, moves, closed = with_room(count, keys, gs, parents, moves, closed)
                     known = count
                     count += 1
+                    keys[known, 0], keys[known, 1] = k1, k2
+                    closed[known] = False  # a grown array's new rows are unset
+                    slots[slot] = known
                 gs[known] = g + 1
                 parents[known] = node
                 moves[known] = m
@@ -231,7 +234,8 @@ def _convention_search(kind, tiles8, size, goal_pos, nbr, order, H, fcost, use_f
                     trace_path(parents, moves, known, path)
                     return SOLVED, path, g + 1, generated, expanded, max_depth, h0
                 if kind == ASTAR:
-                    hf, h1, h2, hn, hg = with_room(frontier_len, hf, h1, h2, hn, hg)
+                    if frontier_len == hf.shape[0]:
+                        hf, h1, h2, hn, hg = with_room(frontier_len, hf, h1, h2, hn, hg)
                     hc = _float_h(tiles, fcost) if use_float else np.float64(h_init(tiles, pos, size, H, rows, 0))
                     a1, a2 = _tie_words(ties, g + 1, seq, tiles)
                     _sift_up(hf, h1, h2, hn, hg, frontier_len, g + 1 + hc, a1, a2, known, g + 1)

@@ -22,9 +22,9 @@ import numpy as np
 from .hstate import HS_LEN, PARTS_LEN, child_h, h_init, placed, slide, wd_step
 from .idastar import goal_board, no_plugin
 from .jit import inline_kernel, kernel
-from .limits import LIMIT_STATES, checked, start_counts
+from .limits import LIMIT_STATES, limit_hit, next_check, start_counts
 from .memory import table_addresses
-from .statetable import EMPTY, find_board, grow_rows, node_store, rebuild_index, stored, trace_path, unpack
+from .statetable import EMPTY, find_board, grow_rows, node_store, rebuild_index, trace_path, unpack, with_room
 from .status import BAD_HEURISTIC, BUDGET_MEMORY, EXHAUSTED, RUNNING, SOLVED, TOO_DEEP
 from .successors import is_goal
 
@@ -222,9 +222,11 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
             tgt = nbr[blank, m]
             if tgt < 0:
                 continue
-            hit, check_at = checked(generated, check_at, limits, deadline)
-            if hit != RUNNING:
-                return hit, empty_path, 0, generated, expanded, max_depth, h0
+            if generated >= check_at:
+                hit = limit_hit(generated, limits, deadline)
+                if hit != RUNNING:
+                    return hit, empty_path, 0, generated, expanded, max_depth, h0
+                check_at = next_check(generated, limits)
             generated += 1
             t = tiles[tgt]
             slide(tiles, pos, blank, tgt)
@@ -244,11 +246,14 @@ def graph_search(kind, tiles8, size, goal_pos, nbr, H, limits, fsm, use_fsm, plu
             k1, k2, slot, known = find_board(slots, keys, tiles)
             if known == EMPTY or (kind == ASTAR and gs[known] > g + 1):
                 if known == EMPTY:
-                    if count == keys.shape[0] and 2 * count > limits[LIMIT_STATES]:
-                        return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
-                    keys, gs, parents, moves, qs = stored(count, slot, k1, k2, slots, keys, gs, parents, moves, qs)
+                    if count == keys.shape[0]:
+                        if 2 * count > limits[LIMIT_STATES]:
+                            return BUDGET_MEMORY, empty_path, 0, generated, expanded, max_depth, h0
+                        keys, gs, parents, moves, qs = with_room(count, keys, gs, parents, moves, qs)
                     known = count
                     count += 1
+                    keys[known, 0], keys[known, 1] = k1, k2
+                    slots[slot] = known
                 gs[known] = g + 1
                 parents[known] = node
                 moves[known] = m

@@ -103,15 +103,6 @@ def start_counts(limits, generated=1):
 
 
 @inline_kernel
-def checked(generated, check_at, limits, deadline):
-    """Before the next child of a graph search: ``(status, check_at)``, RUNNING and the count
-    of the next check, or the limit hit; the limits are read only from ``check_at`` on."""
-    if generated < check_at:
-        return RUNNING, check_at
-    return limit_hit(generated, limits, deadline), next_check(generated, limits)
-
-
-@inline_kernel
 def limit_hit(generated, limits, deadline):
     """BUDGET_NODES, TIMEOUT, or RUNNING when the search may go on."""
     if generated >= limits[LIMIT_NODES]:

@@ -29,14 +29,11 @@ def pack(tiles, in_order=False):
     per_word = 64 // bits
     k1 = np.uint64(0)
     k2 = np.uint64(0)
-    for c in range(min(n, 2 * per_word)):
-        v = np.uint64(tiles[c])
-        k = c if c < per_word else c - per_word  # the cell's place in its word
-        shift = np.uint64(bits * (per_word - 1 - k if in_order else k))
-        if c < per_word:
-            k1 |= v << shift
-        else:
-            k2 |= v << shift
+    for c in range(min(n, per_word)):
+        k1 |= np.uint64(tiles[c]) << np.uint64(bits * (per_word - 1 - c if in_order else c))
+    for c in range(per_word, min(n, 2 * per_word)):
+        k = c - per_word  # the cell's place in the second word
+        k2 |= np.uint64(tiles[c]) << np.uint64(bits * (per_word - 1 - k if in_order else k))
     return k1, k2
 
 
@@ -94,16 +91,6 @@ def find_board(slots, keys, tiles):
     return k1, k2, slot, slots[slot]
 
 
-@inline_kernel
-def stored(count, slot, k1, k2, slots, keys, gs, parents, moves, more):
-    """The store with the board of key ``(k1, k2)`` added as node ``count`` (its index
-    pointing to it from ``slot``): its arrays, and ``more``, grown when full."""
-    keys, gs, parents, moves, more = with_room(count, keys, gs, parents, moves, more)
-    keys[count, 0], keys[count, 1] = k1, k2
-    slots[slot] = count
-    return keys, gs, parents, moves, more
-
-
 @kernel
 def rebuild_index(keys, count, capacity):
     """A fresh index of ``capacity`` slots over the first ``count`` nodes."""
@@ -146,15 +133,10 @@ def node_store(tiles):
 
 @inline_kernel
 def with_room(count, a, b, c, d, e):
-    """Five arrays of as many rows (a store's, a heap's) with room for row ``count``: each
-    doubled when full."""
-    if count == a.shape[0]:
-        a = grow_rows(a, count)
-        b = grow_rows(b, count)
-        c = grow_rows(c, count)
-        d = grow_rows(d, count)
-        e = grow_rows(e, count)
-    return a, b, c, d, e
+    """Five arrays of ``count`` rows (a store's, a heap's), each doubled. Called only when
+    they are full: its tuple of arrays, made on every call, made the graph search 15-20 %
+    slower called per node (benchmarks/heuristic_kernels.py, graph-bfs)."""
+    return grow_rows(a, count), grow_rows(b, count), grow_rows(c, count), grow_rows(d, count), grow_rows(e, count)
 
 
 @kernel
