@@ -15,6 +15,7 @@ import numpy as np
 from .deepening import MAX_DEPTH, MAX_ITERATIONS, NO_BOUND, outputs
 from .jit import inline_kernel, kernel
 from .limits import limits_checked, start_counts
+from .linesteps import STEP_FIELDS, step_key, step_line, step_tiles
 from .status import RUNNING, SOLVED, TOO_DEEP, TOO_MANY_ITERATIONS
 from .successors import (
     LIST_END,
@@ -29,17 +30,25 @@ from .successors import (
 )
 
 NO_EXCESS = 1 << 60  # the least excess of :func:`contour_tiles` when no child was cut off
+# keys and steps, and lc_table, of :func:`contour_tiles` without ``lines``: never read
+NO_LINES, NO_TABLE = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint8)
 
 
 @inline_kernel
 def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-                  st_q, path, generated, expanded, check_at, limits, deadline, fsm, use_fsm):
+                  st_q, path, generated, expanded, check_at, limits, deadline, fsm, use_fsm,
+                  keys, lc_table, steps, lines):
     """One depth-first contour of :func:`_idastar_tiles` below a node at depth ``g0``.
 
     ``tiles`` (uint64[N]) shows the node, ``blank`` its blank cell, ``s0`` its scaled sum,
     ``last`` the move that made it (-1 at the start) and ``q0`` its automaton state (read
     with ``fsm`` if ``use_fsm``). Children of the node and below
     are generated and counted as in the serial search; the node itself is not.
+
+    With ``lines`` (a constant: the per-tile search compiles without these steps) the sum
+    is Manhattan distance plus linear conflicts, ``scale`` is 1 and ``delta`` is not read:
+    ``keys`` holds the node's line keys, read and kept up to date through ``steps``
+    (:func:`solver.linesteps.line_steps`), a line's conflicts read from ``lc_table``.
 
     Returns
     -------
@@ -67,7 +76,12 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
             d -= 1
             du = np.uint64(d)  # unsigned indices: no wraparound code
             p = st_pos[du]
-            pb = blank_of(lists[p - np.uint64(1)])
+            last_code = lists[p - np.uint64(1)]
+            pb = blank_of(last_code)
+            if lines:  # the move undone: its two key changes too
+                at = (tiles[pb] * n4 + (last_code & np.uint64(255))) * np.uint64(STEP_FIELDS)
+                keys[step_line(steps[at])] -= step_key(steps[at])
+                keys[step_line(steps[at + np.uint64(1)])] -= step_key(steps[at + np.uint64(1)])
             tiles[b] = tiles[pb]
             tiles[pb] = 0
             b = pb
@@ -90,12 +104,24 @@ def contour_tiles(tiles, blank, s0, g0, last, q0, bound, scale, lists, delta, go
         generated += 1
         tgt = target_of(code)
         t = tiles[tgt]
-        s = s_cur + delta[t * n4 + (code & np.uint64(255))]
+        if lines:  # the Manhattan change, and the conflicts of the line across the move
+            at = (t * n4 + (code & np.uint64(255))) * np.uint64(STEP_FIELDS)
+            across = steps[at]
+            line = step_line(across)
+            old = keys[line]
+            new = old + step_key(across)
+            s = s_cur + step_tiles(across) + np.int64(lc_table[np.uint64(new)]) - np.int64(lc_table[np.uint64(old)])
+        else:
+            s = s_cur + delta[t * n4 + (code & np.uint64(255))]
         excess = s - room
         if excess > 0:
             if excess < min_excess:
                 min_excess = excess
             continue
+        if lines:
+            keys[line] = new
+            along = steps[at + np.uint64(1)]
+            keys[step_line(along)] += step_key(along)
         tiles[b] = t
         tiles[tgt] = 0
         du = np.uint64(d)
@@ -160,19 +186,24 @@ def tiles_workspace():
             np.zeros(MAX_DEPTH + 1, dtype=np.int64), np.zeros(MAX_DEPTH + 1, dtype=np.int64))
 
 
+@inline_kernel
+def start_sum(board, tile_cost):
+    """A start board's blank cell and the sum of ``tile_cost`` over its tiles."""
+    blank, s = 0, np.int64(0)
+    for c in range(board.shape[0]):
+        s += tile_cost[board[c], c]
+        if board[c] == 0:
+            blank = c
+    return blank, s
+
+
 @kernel
 def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, fsm, use_fsm, work):
     """:func:`_idastar_tiles` with its successor lists, tile deltas and work arrays
     (:func:`tiles_workspace`) given: the per-board part of a batch."""
-    n = tiles8.shape[0]
     tiles = tiles8.astype(np.uint64)
     path, bounds, iter_nodes, st_pos, st_sum, st_q = work
-    blank0 = 0
-    h0 = np.int64(0)  # the start's scaled sum
-    for c in range(n):
-        h0 += tile_cost[tiles8[c], c]
-        if tiles8[c] == 0:
-            blank0 = c
+    blank0, h0 = start_sum(tiles8, tile_cost)  # h0: the start's scaled sum
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
     # This kernel keeps its own copy of the loop of solver.deepening: around this contour
     # the shared loop ran Korf #1 1.5-5 % slower in one process (three runs), at 85-86 % of
@@ -192,11 +223,11 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
         if use_fsm:
             status, generated, expanded, min_excess, cost, check_at = contour_tiles(
                 tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
-                path, generated, expanded, check_at, limits, deadline, fsm, True)
+                path, generated, expanded, check_at, limits, deadline, fsm, True, NO_LINES, NO_TABLE, NO_LINES, False)
         else:
             status, generated, expanded, min_excess, cost, check_at = contour_tiles(
                 tiles, blank0, h0, 0, -1, 0, bound, scale, lists, delta, goal_pos, st_pos, st_sum, st_q,
-                path, generated, expanded, check_at, limits, deadline, fsm, False)
+                path, generated, expanded, check_at, limits, deadline, fsm, False, NO_LINES, NO_TABLE, NO_LINES, False)
         iter_nodes[n_iter - 1] = generated - start_generated
         if status != RUNNING:
             return status, path, cost, generated, expanded, bounds, iter_nodes, n_iter, h_root

@@ -30,7 +30,7 @@ from .idastar_pdb import (
     pdb_context,
     pdb_root,
 )
-from .idastar_tiles import contour_tiles, tiles_next_bound
+from .idastar_tiles import NO_LINES, NO_TABLE, contour_tiles, start_sum, tiles_next_bound
 from .jit import inline_kernel, kernel
 from .kernels import NO_FSM, goal_positions, near_goal, split_row
 from .limits import make_limits, start_counts
@@ -96,25 +96,21 @@ def _subtrees_tiles(boards, gs, lasts, qs, goal_pos, nbr8, tile_cost, scale, bou
     tiles = np.empty(n, dtype=np.uint64)
     generated, expanded, deadline, check_at, next_bound, status, solved, cost = chunk_start(limits)
     for r in range(n_roots):
-        s0 = np.int64(0)
-        blank = 0
-        for c in range(n):
-            t = boards[r, c]
-            tiles[c] = t
-            s0 += tile_cost[t, c]
-            if t == 0:
-                blank = c
+        tiles[:] = boards[r]
+        blank, s0 = start_sum(boards[r], tile_cost)
         before = generated
         # Two inlined copies with a constant use_fsm, as in _idastar_tiles: the one for parent
         # pruning compiles without the automaton (a shared copy runs ~10 % slower).
         if use_fsm:
             st, generated, expanded, min_excess, moves, check_at = contour_tiles(
                 tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, True)
+                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, True,
+                NO_LINES, NO_TABLE, NO_LINES, False)
         else:
             st, generated, expanded, min_excess, moves, check_at = contour_tiles(
                 tiles, blank, s0, gs[r], lasts[r], qs[r], bound, scale, lists, delta, goal_pos, st_pos, st_sum,
-                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, False)
+                st_q, scratch, generated, expanded, check_at, limits, deadline, fsm, False,
+                NO_LINES, NO_TABLE, NO_LINES, False)
         sizes[r] = generated - before
         next_bound = min(next_bound, tiles_next_bound(bound, min_excess, scale))
         status, solved, cost, stop = root_searched(st, r, moves, scratch, stop_at_goal, solved, cost, path)

@@ -1,4 +1,5 @@
-"""The linear-conflict IDA* kernel (solver/idastar_lines.py) against the general IDA* kernel:
+"""The linear-conflict IDA* kernel (solver/idastar_lines.py: the per-tile contour with lines)
+against the general IDA* kernel:
 the same status, path, cost, node counts, iterations and h0 on every board, on 3x3, 4x4 and
 5x5, both standard goals and an odd one, parent and automaton pruning, under node budgets
 and time limits. (Its line steps against the keys recomputed from the board: below.)"""
@@ -13,7 +14,10 @@ from tilesweep.solver.geometry import neighbours, neighbours64
 from tilesweep.solver.heuristics import kernel_heuristic
 from tilesweep.solver.hstate import line_key
 from tilesweep.solver.idastar import _idastar
-from tilesweep.solver.idastar_lines import (
+from tilesweep.solver.jit import kernel
+from tilesweep.solver.kernels import NO_FSM, goal_positions
+from tilesweep.solver.limits import UNLIMITED, make_limits
+from tilesweep.solver.linesteps import (
     STEP_ACROSS,
     STEP_ALONG,
     STEP_FIELDS,
@@ -22,9 +26,6 @@ from tilesweep.solver.idastar_lines import (
     step_line,
     step_tiles,
 )
-from tilesweep.solver.jit import kernel
-from tilesweep.solver.kernels import NO_FSM, goal_positions
-from tilesweep.solver.limits import UNLIMITED, make_limits
 from tilesweep.solver.search import idastar_call
 from tilesweep.solver.status import BUDGET_NODES, SOLVED
 
