@@ -203,7 +203,15 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
     (:func:`tiles_workspace`) given: the per-board part of a batch."""
     tiles = tiles8.astype(np.uint64)
     path, bounds, iter_nodes, st_pos, st_sum, st_q = work
-    blank0, h0 = start_sum(tiles8, tile_cost)  # h0: the start's scaled sum
+    # start_sum written out: called here, Korf #1 ran at 176.5-179.3 M nodes/s against
+    # 181.8-182.4 (benchmarks/solver_speed.py, alternating, 2026-12-07)
+    n = tiles8.shape[0]
+    blank0 = 0
+    h0 = np.int64(0)  # the start's scaled sum
+    for c in range(n):
+        h0 += tile_cost[tiles8[c], c]
+        if tiles8[c] == 0:
+            blank0 = c
     h_root = h0 if scale == 1 else (h0 + scale - 1) // scale
     # This kernel keeps its own copy of the loop of solver.deepening: around this contour
     # the shared loop ran Korf #1 1.5-5 % slower in one process (three runs), at 85-86 % of
