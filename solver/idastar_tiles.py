@@ -6,7 +6,8 @@ generation within the bound, the root counted once), specialised to h = ceil(sum
 (:func:`solver.successors.tile_deltas`) and the board is touched only for children within
 the bound. :func:`_idastar_tiles_in` is the per-board part a batch calls; the kernel keeps
 its own copy of the iteration loop of :mod:`solver.deepening` (measured faster around this
-contour); :mod:`solver.subtrees` runs :func:`contour_tiles` below a split search's roots.
+contour); :mod:`solver.subtrees` runs :func:`contour_tiles` below a split search's roots,
+and :mod:`solver.idastar_lines` runs it compiled with ``lines`` (linear conflicts).
 ``fsm`` prunes move strings (:mod:`solver.fsm`) when ``use_fsm`` is set.
 """
 
@@ -216,7 +217,9 @@ def _idastar_tiles_in(tiles8, goal_pos, lists, delta, tile_cost, scale, limits, 
     # This kernel keeps its own copy of the loop of solver.deepening: around this contour
     # the shared loop ran Korf #1 1.5-5 % slower in one process (three runs), at 85-86 % of
     # the C yardstick's nodes/s against 90-91 % (benchmarks/solver_speed.py, alternate
-    # processes, same sitting). tests/test_deepening.py holds both to the same accounting.
+    # processes, same sitting); again on 2026-12-07, 174.6-180.3 M nodes/s against
+    # 176.6-182.8 (median 92 % of C against 93 %, ten runs each). tests/test_deepening.py
+    # holds both to the same accounting.
     generated, expanded, deadline, check_at = start_counts(limits)
     bound = h_root
     n_iter = 0
