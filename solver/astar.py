@@ -211,6 +211,7 @@ def _astar_kernel(hmode: int):
         -------
         Same as :func:`solver.graphsearch._graph_search`.
         """
+        # H's fields unpacked once, as in solver.graphsearch (read at their use, A* ran slower)
         tile_cost = H.tile_cost
         scale = H.scale
         use_lc = H.use_lc

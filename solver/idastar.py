@@ -186,6 +186,7 @@ def idastar_contour(plugin_alone: bool):
         fsm = node.fsm
         use_fsm = node.use_fsm
         goal = node.goal
+        # H's fields unpacked once before the loop, as in solver.graphsearch (measured there)
         tile_cost = H.tile_cost
         scale = H.scale
         use_lc = H.use_lc
