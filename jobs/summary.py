@@ -241,11 +241,11 @@ def _three_digits(value: float) -> str:
 
 
 def _count(value: float) -> str:
-    """``733``, ``1.00k``, ``44.6M``: three significant digits, for a glance."""
+    """``733``, ``1.00k``, ``44.6M``, ``1.20T``: three significant digits, for a glance."""
     if pd.isna(value):
         return "-"
-    for unit in ("", "k", "M", "G"):
-        if value < 999.5 or unit == "G":
+    for unit in ("", "k", "M", "G", "T", "P"):
+        if value < 999.5 or unit == "P":
             return f"{value:.0f}" if unit == "" else _three_digits(value) + unit
         value /= 1000
     raise AssertionError("unreachable")

@@ -187,6 +187,20 @@ def test_x_tick_labels_keep_apart_over_any_range(tmp_path, low, high):
     assert frame_problems(tmp_path / "ticks.svg") == []
 
 
+def test_log_axes_past_a_billion_read_t_and_p_as_the_pages_do():
+    """Nodes of a hard sweep (10^12 and more) are labelled 1T, 10T, 1P, not 1e+03G."""
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set(xscale="log", xlim=(1e9, 1e15))
+    log_ticks(ax.xaxis)
+    fig.canvas.draw()
+    labels = [label.get_text() for label in ax.get_xticklabels() if label.get_text()]
+    assert {"1G", "1T", "1P"} <= set(labels), labels
+    assert not any("e+" in label for label in labels), labels
+    assert '"T"' in plots.COMPACT_TICKS and '"P"' in plots.COMPACT_TICKS
+
+
 def series_looks(fig: Figure) -> list[tuple]:
     """(marker, line style) of every labelled series in the figure's legend (a shaded band is no series)."""
     legend = fig.legends[0]

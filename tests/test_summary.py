@@ -168,3 +168,11 @@ def test_a_partial_sweep_says_how_many_chunks_are_done(tmp_path):
         finish(spec)
     whole = runner.invoke(app, ["summary", str(spec.folder)])
     assert whole.exit_code == 0 and "partial" not in whole.output
+
+
+def test_the_table_reads_counts_past_a_billion_in_t_and_p():
+    """A 24-puzzle sweep's node means (10^12 and more) read 1.20T, not 1200G."""
+    rows = pd.DataFrame([row(0, "manhattan", 1.2e12), row(0, "pdb", 3.0e15)])
+    lines = format_summary(summarize(rows, None), "table").splitlines()
+    assert "1.20T" in next(line for line in lines if "manhattan" in line)
+    assert "3.00P" in next(line for line in lines if "pdb" in line)

@@ -6,12 +6,15 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 
+# The unit letters of compact labels, largest first; the page's tick formatter reads the same
+UNITS = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
 
 def compact(value: float, _position=None) -> str:
-    """A tick label in a few characters: 1M, 300k, 45, 0.005, 1e-5 (as the page's log axes)."""
+    """A tick label in a few characters: 1T, 1M, 300k, 45, 0.005, 1e-5 (as the page's log axes)."""
     if value == 0:
         return "0"
-    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+    for scale, unit in UNITS:
         if abs(value) >= scale:
             return f"{value / scale:.3g}{unit}"
     # three digits below 1e-3 too: the linear ticks of a narrow axis (4.5e-5, 5e-5) stay apart

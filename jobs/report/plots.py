@@ -7,6 +7,8 @@ thinned to a uniform random sample (seeded, so a report is reproducible) or aggr
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 from bokeh.layouts import column
@@ -28,6 +30,7 @@ from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
 from .data import ReportData
+from .log_axes import UNITS
 from .plotted import (
     KINDS,
     coverage_curves,
@@ -55,11 +58,11 @@ def colours(data: ReportData) -> dict[str, str]:
 COMPACT_TICKS = """
 const a = Math.abs(tick);
 if (a === 0) return "0";
-for (const [scale, unit] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]])
+for (const [scale, unit] of UNITS)
     if (a >= scale) return +(tick / scale).toPrecision(3) + unit;
 const tiny = ticks.some(t => t !== 0 && Math.abs(t) < 1e-4);
 return a >= 1 || !tiny ? String(+tick.toPrecision(3)) : tick.toExponential(0);
-"""
+""".replace("UNITS", json.dumps(UNITS))
 
 
 # A hover shows one point's tooltip (``limit=1``) with the count of points under the pointer:
