@@ -1,4 +1,4 @@
-"""Every relative link of README.md and docs/*.md leads somewhere: its file exists and its
+"""Every relative link of README.md and docs/**/*.md leads somewhere: its file exists and its
 ``#anchor`` is a heading of that file (as GitHub names headings) or an ``<a id="...">``."""
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 LINK = re.compile(r"\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)\)")
 ANCHOR = re.compile(r"<a (?:id|name)=\"([^\"]+)\"")
 

@@ -1,4 +1,4 @@
-"""Every short command of README.md and docs/*.md runs as written.
+"""Every short command of README.md and docs/**/*.md runs as written.
 
 Commands are the lines of the docs' fenced shell blocks that start with ``tilesweep`` or
 ``python cli.py`` (also after ``&&``); the imported ``tilesweep.cli`` stands for the program
@@ -32,7 +32,7 @@ import pytest
 from sweeps_local import local_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 PROGRAMS = ("tilesweep ", "python cli.py ")
 SHELL_BLOCKS = ("", "sh", "bash", "shell", "console")
 TINY = ["--count", "3", "--workers", "1"]
@@ -225,3 +225,8 @@ def test_the_plugin_examples_serve_as_written(source, tmp_path):
 def test_the_readme_lists_every_document():
     listed = set(re.findall(r"^- \[docs/([\w-]+\.md)\]", (ROOT / "README.md").read_text(), re.M))
     assert listed == {path.name for path in (ROOT / "docs").glob("*.md")}
+
+
+def test_the_history_index_lists_every_page():
+    listed = set(re.findall(r"^- \[[^\]]+\]\(history/([\w-]+\.md)\)", (ROOT / "docs" / "history.md").read_text(), re.M))
+    assert listed == {path.name for path in (ROOT / "docs" / "history").glob("*.md")}
