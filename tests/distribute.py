@@ -4,8 +4,9 @@ Where pytest-xdist is installed and two or more cores are usable, a run without 
 two workers; ``-n 0`` or ``-p no:xdist`` runs in one process, and so do ``-s`` and ``--pdb``.
 A distributed run spreads tests by group (``--dist loadgroup`` unless ``--dist`` says
 otherwise): the tests that share a fixture made once per module run on one worker, so it is
-made once; the docker and slurm tiers each run on one worker, as their tests share the
-machine's images and Slurm queue. Groups go out first, largest first, then single tests to
+made once; the docker tier with the Slurm-in-containers tier (whose image builds on the docker
+tier's), and the slurm tier, each run on one worker, as their tests share the machine's images
+and Slurm queue. Groups go out first, largest first, then single tests to
 whichever worker is free.
 """
 
@@ -13,9 +14,11 @@ import os
 
 import pytest
 
-# Tiers whose tests share one thing of the machine: the Docker engine's images (one tag per
-# checkout, built by the first test), the Slurm queue (a test expects it empty).
-ONE_WORKER_TIERS = ("docker", "slurm")
+# Tiers whose tests share one thing of the machine, by the group they run in on one worker: the
+# Docker engine's images (one tag per checkout, built by the first test; the Slurm-in-containers
+# tier builds its image on top of it, and on a worker of its own it waited idle for that build,
+# 370-490 s at the start of a run), the Slurm queue (a test expects it empty).
+ONE_WORKER_GROUPS = {"docker": "docker", "slurm_multinode": "docker", "slurm": "slurm"}
 # Workers of a run without -n: the 2-core machine CI runs on (-n N asks for more).
 DEFAULT_WORKERS = 2
 
@@ -53,11 +56,11 @@ def pytest_collection_modifyitems(items):
 
 
 def xdist_group(item) -> str | None:
-    """The tier of a one-worker tier's test; the module of a test that uses a fixture made once
+    """The group of a one-worker tier's test; the module of a test that uses a fixture made once
     per module; else None (the test goes to whichever worker is free)."""
-    tier = next((name for name in ONE_WORKER_TIERS if item.get_closest_marker(name)), None)
-    if tier is not None:
-        return tier
+    group = next((group for tier, group in ONE_WORKER_GROUPS.items() if item.get_closest_marker(tier)), None)
+    if group is not None:
+        return group
     fixtures = getattr(item, "_fixtureinfo", None)
     if fixtures and any(defs[-1].scope in ("module", "package") for defs in fixtures.name2fixturedefs.values()):
         return item.module.__name__
